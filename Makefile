@@ -1,0 +1,39 @@
+# All set-up happens here: a fresh machine needs only Python >= 3.10.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP_RUN  := $(VENV)/.installed-run
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: demo test test-slow bench docs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_RUN): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_TEST): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@ $(STAMP_RUN)
+
+demo: $(STAMP_RUN)
+	$(BIN)/python -m skcalib demo
+
+test: $(STAMP_TEST)
+	$(BIN)/python -m pytest -q skcalib tests
+
+test-slow: $(STAMP_TEST)
+	$(BIN)/python -m pytest -q -m slow tests
+
+bench: $(STAMP_RUN)
+	$(BIN)/python benchmarks/bench_foundation.py
+
+docs: $(STAMP_TEST)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
+
+clean:
+	rm -rf $(VENV) docs/_build build *.egg-info
