@@ -1,0 +1,363 @@
+"""Checking and normalising inputs, shared by every metric, estimator and scorer.
+
+Everything that enters skcalib passes through here, so that every public name raises the same
+errors with the same wording and no public name writes its own checks.
+
+Conventions
+-----------
+* Labels are arbitrary hashable values. They are mapped to column indices through ``classes``
+  (sorted unique labels, as ``sklearn.metrics.log_loss`` and ``classes_`` do). Column ``j`` of a
+  probability matrix belongs to ``classes[j]``.
+* Binary probabilities may be one column -- P(``pos_label``) -- or two columns.
+* Rows of a probability matrix must sum to one within ``sqrt(eps)`` of the *input* dtype
+  (1.5e-8 for float64, 3.5e-4 for float32). Rows are not renormalised.
+* Inputs are never modified: results are computed on float64 copies where a conversion is needed,
+  and nothing is ever written into an array that came from the caller.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_array, check_consistent_length, column_or_1d
+
+__all__ = [
+    "check_labels_and_probabilities",
+    "check_sample_weight",
+    "check_scalar_param",
+    "check_option",
+    "ClassificationData",
+]
+
+
+def check_option(value, name, options):
+    """Raise a ``ValueError`` naming ``name`` unless ``value`` is one of ``options``."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(
+            f"{name} must be one of {', '.join(repr(o) for o in options)}; got {value!r}."
+        )
+    return value
+
+
+def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
+                       include_min=True, allow_none=False):
+    """Validate a scalar hyper-parameter and return it.
+
+    ``kind`` is ``"int"`` or ``"real"``. Booleans are rejected for both.
+    """
+    if value is None and allow_none:
+        return value
+    target = Integral if kind == "int" else Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, target):
+        what = "an integer" if kind == "int" else "a real number"
+        raise TypeError(f"{name} must be {what}; got {value!r} of type {type(value).__name__}.")
+    if kind == "real" and not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value!r}.")
+    if min_val is not None:
+        bad = value < min_val if include_min else value <= min_val
+        if bad:
+            op = ">=" if include_min else ">"
+            raise ValueError(f"{name} must be {op} {min_val}; got {value!r}.")
+    if max_val is not None and value > max_val:
+        raise ValueError(f"{name} must be <= {max_val}; got {value!r}.")
+    return value
+
+
+def _to_1d(y, name):
+    """Column-or-1d with a message that names the argument."""
+    try:
+        arr = column_or_1d(y, warn=False)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be one-dimensional; {exc}") from None
+    return arr
+
+
+def _check_finite_range(P, name, lo=0.0, hi=1.0):
+    """One min and one max pass catch NaN, +-inf and values outside [lo, hi]."""
+    mn = P.min()
+    mx = P.max()
+    if mn >= lo and mx <= hi:
+        return
+    if np.isnan(P).any():
+        raise ValueError(f"{name} contains NaN.")
+    if np.isinf(P).any():
+        raise ValueError(f"{name} contains infinity (inf).")
+    raise ValueError(
+        f"{name} must contain probabilities in [{lo}, {hi}]; found values in [{mn:g}, {mx:g}]."
+    )
+
+
+def row_sum_tolerance(dtype):
+    """Tolerance on ``|row sum - 1|``: ``sqrt(eps)`` of the input dtype (float64 if not floating)."""
+    dtype = np.dtype(dtype)
+    if not np.issubdtype(dtype, np.floating):
+        dtype = np.dtype(np.float64)
+    return float(np.sqrt(np.finfo(dtype).eps))
+
+
+def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
+    """Return float64 non-negative finite weights of length ``n_samples`` (or ``None``)."""
+    if sample_weight is None:
+        return None
+    w = _to_1d(sample_weight, name)
+    try:
+        w = np.asarray(w, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric.") from None
+    if w.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {w.shape[0]} entries but there are {n_samples} samples."
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    if np.any(w < 0):
+        raise ValueError(f"{name} must be non-negative.")
+    if n_samples and not np.any(w > 0):
+        raise ValueError(f"{name} must have a positive sum.")
+    return w
+
+
+def _encode(y, classes):
+    """Indices of ``y`` in sorted ``classes``; ``ValueError`` naming y_true on unknown labels."""
+    if (
+        y.dtype.kind in "iub"
+        and classes.dtype.kind in "iub"
+        and classes.size
+    ):
+        # Fast path for integer labels: an O(n) lookup table instead of a sort.
+        lo, hi = int(classes[0]), int(classes[-1])
+        if hi - lo < 4 * max(y.size, 1024):
+            yi = y.astype(np.int64, copy=False)
+            ymin, ymax = int(yi.min()), int(yi.max())
+            table = np.full(hi - lo + 1, -1, dtype=np.intp)
+            table[classes.astype(np.int64) - lo] = np.arange(classes.size)
+            if ymin >= lo and ymax <= hi:
+                idx = table[yi - lo]
+                if idx.min() >= 0:
+                    return idx
+            unknown = np.setdiff1d(np.unique(y), classes)
+            raise ValueError(
+                f"y_true contains labels not in labels/classes {classes.tolist()}: "
+                f"{unknown[:10].tolist()}."
+            )
+    idx = np.searchsorted(classes, y)
+    idx_c = np.minimum(idx, classes.size - 1)
+    bad = classes[idx_c] != y
+    if np.any(bad):
+        unknown = np.unique(y[bad])
+        raise ValueError(
+            f"y_true contains labels not in labels/classes {classes.tolist()}: "
+            f"{unknown[:10].tolist()}."
+        )
+    return idx_c.astype(np.intp, copy=False)
+
+
+def _unique_labels(y):
+    if y.dtype.kind in "iub" and y.size:
+        yi = y.astype(np.int64, copy=False)
+        lo, hi = int(yi.min()), int(yi.max())
+        if hi - lo < 4 * max(y.size, 1024):
+            present = np.flatnonzero(np.bincount(yi - lo, minlength=hi - lo + 1))
+            return (present + lo).astype(y.dtype)
+    try:
+        return np.unique(y)
+    except TypeError:
+        raise ValueError("y_true contains labels of mixed types that cannot be sorted.") from None
+
+
+_BINARY_DEFAULTS = ({0, 1}, {-1, 1}, {False, True})
+
+
+class ClassificationData:
+    """Validated classification input.
+
+    Attributes
+    ----------
+    y : ndarray of shape (n_samples,), dtype intp
+        Column index of each sample's label in ``probs``.
+    probs : ndarray of shape (n_samples, n_classes), float64
+        Probabilities; column ``j`` belongs to ``classes[j]``. Read-only view where possible.
+    classes : ndarray of shape (n_classes,)
+        The labels, sorted.
+    sample_weight : ndarray or None
+    """
+
+    __slots__ = ("y", "probs", "classes", "sample_weight")
+
+    def __init__(self, y, probs, classes, sample_weight):
+        self.y = y
+        self.probs = probs
+        self.classes = classes
+        self.sample_weight = sample_weight
+
+    @property
+    def n_samples(self):
+        return self.probs.shape[0]
+
+    @property
+    def n_classes(self):
+        return self.probs.shape[1]
+
+    def residuals(self):
+        """``e_y - p``, an (n, C) float64 array (a new array)."""
+        R = -self.probs
+        R[np.arange(self.n_samples), self.y] += 1.0
+        return R
+
+
+def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=None,
+                                   sample_weight=None, min_samples=1,
+                                   prob_name="y_prob"):
+    """Validate ``(y_true, y_prob)`` and map the labels to columns.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Labels of any hashable, sortable type.
+    y_prob : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, n_classes)
+        Predicted probabilities. A single column is P(``pos_label``) of a binary problem.
+    labels : array-like, default=None
+        All class labels. Default: the labels present in ``y_true``.
+    pos_label : label, default=None
+        Positive class of a single-column binary ``y_prob``; default: the greater of the two labels.
+    sample_weight : array-like of shape (n_samples,), default=None
+    min_samples : int, default=1
+        Smallest accepted number of samples (2 for unbiased estimators).
+    prob_name : str
+        Name of the probability argument in error messages.
+
+    Returns
+    -------
+    ClassificationData
+    """
+    if y_prob is None:
+        raise ValueError(f"{prob_name} must be given; got None.")
+    if hasattr(y_prob, "dtype") and not hasattr(y_prob, "columns"):
+        in_dtype = np.dtype(y_prob.dtype)
+    else:
+        in_dtype = np.asarray(y_prob).dtype if not hasattr(y_prob, "columns") else np.float64
+    try:
+        P = check_array(
+            y_prob, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+            ensure_min_samples=0, input_name=prob_name,
+        )
+    except ValueError as exc:
+        msg = str(exc)
+        if prob_name not in msg:
+            msg = f"{prob_name}: {msg}"
+        raise ValueError(msg) from None
+    if P.ndim not in (1, 2):
+        raise ValueError(f"{prob_name} must be 1-D or 2-D; got an array of shape {P.shape}.")
+    y = _to_1d(y_true, "y_true") if y_true is not None else None
+    if y is None:
+        raise ValueError("y_true must be given; got None.")
+    n = P.shape[0]
+    if y.shape[0] != n:
+        raise ValueError(
+            f"y_true and {prob_name} have inconsistent lengths: {y.shape[0]} and {n}."
+        )
+    if n == 0:
+        raise ValueError(f"y_true and {prob_name} are empty; at least {min_samples} sample(s) needed.")
+    if n < min_samples:
+        raise ValueError(
+            f"this estimator needs at least {min_samples} samples; got {n} in y_true and {prob_name}."
+        )
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y_true contains NaN or infinity.")
+    if y.dtype.kind == "O" and any(v is None for v in y):
+        raise ValueError("y_true contains None.")
+    if P.ndim == 2 and P.shape[1] == 1:
+        P = P[:, 0]
+    _check_finite_range(P, prob_name)
+
+    if labels is not None:
+        lab = _to_1d(labels, "labels")
+        try:
+            classes = np.unique(lab)
+        except TypeError:
+            raise ValueError("labels contains values of mixed types that cannot be sorted.") from None
+        if classes.size != lab.size:
+            raise ValueError("labels contains duplicate values.")
+        if classes.size < 2:
+            raise ValueError(f"labels must contain at least 2 classes; got {classes.tolist()}.")
+    else:
+        classes = _unique_labels(y)
+
+    if P.ndim == 1:
+        if classes.size == 1 and labels is None:
+            present = classes[0]
+            for default in _BINARY_DEFAULTS:
+                if present in default and (pos_label is None or pos_label in default):
+                    classes = np.array(sorted(default), dtype=y.dtype if y.dtype.kind != "O" else object)
+                    break
+            else:
+                if pos_label is not None and pos_label != present:
+                    classes = np.array(sorted([present, pos_label]))
+                else:
+                    raise ValueError(
+                        f"y_true contains a single label {present!r}; pass labels= (or pos_label=) "
+                        f"to say which two classes {prob_name} refers to."
+                    )
+        if classes.size != 2:
+            raise ValueError(
+                f"a one-column {prob_name} is a binary P(pos_label), but there are "
+                f"{classes.size} classes: {classes.tolist()[:10]}. Pass probabilities of shape "
+                f"(n_samples, n_classes) for multiclass problems."
+            )
+        if pos_label is None:
+            pos_index = 1
+        else:
+            matches = np.flatnonzero(classes == pos_label)
+            if matches.size != 1:
+                raise ValueError(
+                    f"pos_label={pos_label!r} is not one of the classes {classes.tolist()}."
+                )
+            pos_index = int(matches[0])
+        P2 = np.empty((n, 2), dtype=np.float64)
+        P2[:, pos_index] = P
+        P2[:, 1 - pos_index] = 1.0 - P
+        P = P2
+    else:
+        if pos_label is not None and P.shape[1] > 2:
+            raise ValueError("pos_label is only meaningful for binary problems.")
+        C = P.shape[1]
+        if classes.size != C:
+            if labels is None:
+                raise ValueError(
+                    f"y_true has {classes.size} distinct labels but {prob_name} has {C} columns; "
+                    f"pass labels= to list every class in column order."
+                )
+            raise ValueError(
+                f"labels has {classes.size} classes but {prob_name} has {C} columns."
+            )
+        tol = row_sum_tolerance(in_dtype)
+        dev = np.abs(P.sum(axis=1) - 1.0)
+        worst = dev.max()
+        if not worst <= tol:
+            i = int(np.argmax(dev))
+            raise ValueError(
+                f"rows of {prob_name} must sum to 1 (tolerance {tol:.2g} for {in_dtype} input); "
+                f"row {i} sums to {P[i].sum():.17g}."
+            )
+    yi = _encode(y, classes)
+    w = check_sample_weight(sample_weight, n)
+    return ClassificationData(yi, P, classes, w)
+
+
+def check_2d_features(X, name, *, min_samples=1):
+    """Finite float64 2-D array with a message naming ``name``."""
+    try:
+        A = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name=name,
+                        ensure_2d=False)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if name in msg else f"{name}: {msg}") from None
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D; got shape {A.shape}.")
+    return A
+
+
+__all__ += ["check_2d_features", "row_sum_tolerance"]
+# Silence an unused-import linter: check_consistent_length is part of the helper surface.
+_ = check_consistent_length

@@ -1,0 +1,442 @@
+"""Kernels on predictions and targets, tensor products and the median heuristic.
+
+Conventions
+-----------
+* :class:`GaussianKernel` is ``exp(-d(x, y)**2 / (2 * length_scale**2))`` with the Euclidean
+  distance ``d``. scikit-learn's ``rbf_kernel(X, Y, gamma)`` is ``exp(-gamma * d**2)``, so
+  ``gamma = 1 / (2 * length_scale**2)``; KernelFunctions.jl's ``SqExponentialKernel()`` is
+  ``length_scale=1``.
+* :class:`ExponentialKernel` (also called Laplacian) is ``exp(-d(x, y) / length_scale)`` with
+  ``d`` the Euclidean distance (``metric="euclidean"``, KernelFunctions.jl's ``ExponentialKernel()``)
+  or the total-variation distance ``d = 0.5 * ||x - y||_1`` (``metric="tv"``, the kernel of
+  Widmann et al. 2019). scikit-learn's ``laplacian_kernel`` uses the L1 distance, i.e. ``metric="tv"``
+  with ``length_scale = 1 / (2 * gamma)``.
+* :class:`DeltaKernel` is the white (Kronecker delta) kernel ``1{y == y'}`` on labels.
+* :class:`TensorProductKernel` is ``k((p, y), (p', y')) = k_pred(p, p') * k_target(y, y')``.
+* ``length_scale="median"`` is resolved by :func:`median_heuristic` on the predictions only (never
+  on labels, so that unbiased estimators stay conditionally unbiased) when a metric or estimator is
+  fitted. The median is over pairs ``i < j`` of a bounded subsample (``max_samples``, default 1000):
+  a deterministic evenly spaced subsample when ``random_state`` is None, a random one otherwise.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from ._validation import check_2d_features, check_option, check_scalar_param
+
+__all__ = [
+    "GaussianKernel",
+    "ExponentialKernel",
+    "DeltaKernel",
+    "TensorProductKernel",
+    "tensor",
+    "median_heuristic",
+    "pairwise_distances",
+]
+
+_METRICS = ("euclidean", "tv")
+
+
+def pairwise_distances(X, Y=None, *, metric="euclidean"):
+    """Distances between the rows of ``X`` and ``Y``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_x, n_features)
+    Y : array-like of shape (n_y, n_features), default=None
+        Defaults to ``X``.
+    metric : {"euclidean", "tv"}, default="euclidean"
+        ``"tv"`` is the total-variation distance ``0.5 * ||x - y||_1``.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+
+    Examples
+    --------
+    >>> from skcalib.kernels import pairwise_distances
+    >>> pairwise_distances([[1.0, 0.0]], [[0.0, 1.0]], metric="tv")
+    array([[1.]])
+    """
+    check_option(metric, "metric", _METRICS)
+    X = check_2d_features(X, "X")
+    Y = X if Y is None else check_2d_features(Y, "Y")
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X and Y have different numbers of features: {X.shape[1]} and {Y.shape[1]}.")
+    return _distances(X, Y, metric)
+
+
+def _distances(X, Y, metric):
+    if metric == "tv":
+        D = np.zeros((X.shape[0], Y.shape[0]))
+        for c in range(X.shape[1]):
+            D += np.abs(X[:, c, None] - Y[None, :, c])
+        D *= 0.5
+        return D
+    G = X @ Y.T
+    G *= -2.0
+    G += np.einsum("ij,ij->i", X, X)[:, None]
+    G += np.einsum("ij,ij->i", Y, Y)[None, :]
+    np.maximum(G, 0.0, out=G)
+    return np.sqrt(G, out=G)
+
+
+def _pair_distances(X, Y, metric):
+    """Distances between matching rows ``X[k]`` and ``Y[k]``."""
+    diff = X - Y
+    if metric == "tv":
+        return 0.5 * np.abs(diff).sum(axis=1)
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+
+
+def median_heuristic(X, *, metric="euclidean", max_samples=1000, include_diagonal=False,
+                     random_state=None):
+    """Median of the pairwise distances of the rows of ``X``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Predictions (never labels).
+    metric : {"euclidean", "tv"}, default="euclidean"
+    max_samples : int, default=1000
+        At most this many rows are used (cost ``O(max_samples**2)``).
+    include_diagonal : bool, default=False
+        If True, the median is over the full ``m x m`` distance matrix including its zero diagonal
+        (the convention of Widmann et al. 2019); otherwise over the pairs ``i < j``.
+    random_state : None, int or Generator, default=None
+        None takes an evenly spaced deterministic subsample when ``n_samples > max_samples``;
+        otherwise a random subsample without replacement is drawn.
+
+    Returns
+    -------
+    float
+        The median. If it is zero (more than half of the pairs coincide), the mean of the positive
+        distances is returned instead, and 1.0 if all rows are identical.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.kernels import median_heuristic
+    >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.3, .3, .4],
+    ...               [.5, .25, .25], [.05, .15, .8], [.2, .6, .2]])
+    >>> round(median_heuristic(P, metric="tv", include_diagonal=True), 12)
+    0.4
+    """
+    check_option(metric, "metric", _METRICS)
+    check_scalar_param(max_samples, "max_samples", min_val=2)
+    X = check_2d_features(X, "X")
+    n = X.shape[0]
+    if n > max_samples:
+        if random_state is None:
+            idx = np.linspace(0, n - 1, max_samples).round().astype(np.intp)
+        else:
+            idx = np.sort(check_random_state(random_state).choice(n, max_samples, replace=False))
+        X = X[idx]
+        n = max_samples
+    D = _distances(X, X, metric)
+    if include_diagonal:
+        vals = D.ravel()
+    else:
+        vals = D[np.triu_indices(n, 1)]
+    if vals.size == 0:
+        return 1.0
+    med = float(np.median(vals))
+    if med > 0:
+        return med
+    pos = vals[vals > 0]
+    return float(pos.mean()) if pos.size else 1.0
+
+
+class Kernel(BaseEstimator):
+    """Base class of skcalib's kernels (parameters only; ``get_params``/``clone`` work)."""
+
+    def __call__(self, X, Y=None):
+        """Gram matrix ``k(X[i], Y[j])`` (small inputs; the engine works in tiles)."""
+        X = check_2d_features(X, "X")
+        Y = X if Y is None else check_2d_features(Y, "Y")
+        prep = self._resolved(X)._prepare(X)
+        prepY = prep if Y is X else prep.like(Y)
+        return prep.block(slice(None), slice(None), prepY)
+
+    def resolve(self, X, random_state=None):  # pragma: no cover - overridden
+        """Return a copy with data-dependent parameters (``"median"``) computed on ``X``."""
+        return self
+
+    def _resolved(self, X):
+        return self.resolve(X)
+
+    def __mul__(self, other):
+        raise TypeError("use skcalib.kernels.tensor(k_pred, k_target) for tensor products")
+
+
+class _StationaryKernel(Kernel):
+    """exp(-f(d / length_scale)) kernels with an optional median-heuristic length scale."""
+
+    _default_metric = "euclidean"
+
+    def _check(self):
+        check_option(self.metric, "metric", self._metrics)
+        ls = self.length_scale
+        if isinstance(ls, str):
+            if ls != "median":
+                raise ValueError(f"length_scale must be a positive number or 'median'; got {ls!r}.")
+        else:
+            check_scalar_param(ls, "length_scale", kind="real", min_val=0.0, include_min=False)
+
+    def resolve(self, X, random_state=None):
+        """Return a copy whose ``length_scale`` is a number, computing the median heuristic on ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Predictions.
+        random_state : None, int or Generator
+            Subsampling for the median heuristic (see :func:`median_heuristic`).
+
+        Returns
+        -------
+        Kernel
+        """
+        self._check()
+        if self.length_scale != "median":
+            return self
+        ls = median_heuristic(X, metric=self.metric, max_samples=self.max_samples,
+                              random_state=random_state)
+        params = self.get_params()
+        params["length_scale"] = ls
+        return type(self)(**params)
+
+    def _prepare(self, X):
+        self._check()
+        if isinstance(self.length_scale, str):
+            raise ValueError("length_scale='median' must be resolved with .resolve(X) first.")
+        return _PreparedStationary(X, float(self.length_scale), self.metric, self._profile)
+
+    def diag(self, X):
+        """``k(x, x) = 1`` for every row."""
+        return np.ones(check_2d_features(X, "X").shape[0])
+
+
+class GaussianKernel(_StationaryKernel):
+    """Gaussian (squared-exponential) kernel ``exp(-||x - y||**2 / (2 * length_scale**2))``.
+
+    Parameters
+    ----------
+    length_scale : float or "median", default="median"
+        Positive length scale, or the median heuristic (computed on the predictions when the
+        metric/estimator is fitted). scikit-learn's ``gamma`` is ``1 / (2 * length_scale**2)``.
+    max_samples : int, default=1000
+        Subsample size for the median heuristic.
+
+    Examples
+    --------
+    >>> from skcalib.kernels import GaussianKernel
+    >>> GaussianKernel(length_scale=1.0)([[1.0, 0.0]], [[0.0, 1.0]])
+    array([[0.36787944]])
+    """
+
+    _metrics = ("euclidean",)
+    _profile = "gaussian"
+
+    def __init__(self, length_scale="median", *, max_samples=1000):
+        self.length_scale = length_scale
+        self.max_samples = max_samples
+
+    @property
+    def metric(self):
+        return "euclidean"
+
+
+class ExponentialKernel(_StationaryKernel):
+    """Exponential (Laplacian) kernel ``exp(-d(x, y) / length_scale)``.
+
+    Parameters
+    ----------
+    length_scale : float or "median", default="median"
+        Positive length scale ``nu`` (``exp(-d / nu)``), or the median heuristic.
+    metric : {"euclidean", "tv"}, default="euclidean"
+        Euclidean distance, or total variation ``0.5 * ||x - y||_1`` (Widmann et al. 2019).
+    max_samples : int, default=1000
+        Subsample size for the median heuristic.
+
+    Examples
+    --------
+    >>> from skcalib.kernels import ExponentialKernel
+    >>> ExponentialKernel(length_scale=0.5, metric="tv")([[1.0, 0.0]], [[0.5, 0.5]])
+    array([[0.36787944]])
+    """
+
+    _metrics = _METRICS
+    _profile = "exponential"
+
+    def __init__(self, length_scale="median", *, metric="euclidean", max_samples=1000):
+        self.length_scale = length_scale
+        self.metric = metric
+        self.max_samples = max_samples
+
+
+class DeltaKernel(Kernel):
+    """White (Kronecker delta) kernel on labels: ``k(y, y') = 1 if y == y' else 0``.
+
+    On class indices its Gram matrix is the identity, which turns the tensor product
+    ``k_pred ⊗ DeltaKernel()`` into the matrix-valued kernel ``k_pred * I`` of Widmann et al. (2019).
+
+    Examples
+    --------
+    >>> from skcalib.kernels import DeltaKernel
+    >>> DeltaKernel()([[0], [1]], [[1]])
+    array([[0.],
+           [1.]])
+    """
+
+    def __init__(self):
+        pass
+
+    def __call__(self, X, Y=None):
+        X = np.asarray(X)
+        Y = X if Y is None else np.asarray(Y)
+        X = X.reshape(X.shape[0], -1)
+        Y = Y.reshape(Y.shape[0], -1)
+        return np.all(X[:, None, :] == Y[None, :, :], axis=2).astype(np.float64)
+
+    def class_gram(self, n_classes):
+        """Gram matrix over ``n_classes`` class indices (the identity)."""
+        return np.eye(n_classes)
+
+    def resolve(self, X, random_state=None):
+        return self
+
+
+class TensorProductKernel(Kernel):
+    """Tensor product ``k((p, y), (p', y')) = pred_kernel(p, p') * target_kernel(y, y')``.
+
+    Parameters
+    ----------
+    pred_kernel : Kernel
+        Kernel on predictions (probability vectors).
+    target_kernel : Kernel, default=DeltaKernel()
+        Kernel on targets; for classification a kernel on labels.
+
+    Examples
+    --------
+    >>> from skcalib.kernels import GaussianKernel, DeltaKernel, TensorProductKernel
+    >>> k = TensorProductKernel(GaussianKernel(1.0), DeltaKernel())
+    >>> k.pred_kernel.length_scale
+    1.0
+    """
+
+    def __init__(self, pred_kernel, target_kernel=None):
+        self.pred_kernel = pred_kernel
+        self.target_kernel = target_kernel
+
+    def _target(self):
+        return DeltaKernel() if self.target_kernel is None else self.target_kernel
+
+    def resolve(self, X, random_state=None):
+        if not isinstance(self.pred_kernel, Kernel):
+            raise TypeError(f"pred_kernel must be a skcalib kernel; got {self.pred_kernel!r}.")
+        pk = self.pred_kernel.resolve(X, random_state=random_state)
+        if pk is self.pred_kernel:
+            return self
+        return TensorProductKernel(pk, self.target_kernel)
+
+    def __call__(self, X, Y=None):
+        raise TypeError(
+            "a TensorProductKernel acts on (prediction, target) pairs; call its pred_kernel and "
+            "target_kernel separately."
+        )
+
+
+def tensor(pred_kernel, target_kernel=None):
+    """Tensor product ``pred_kernel ⊗ target_kernel`` (the target kernel defaults to the delta kernel).
+
+    Examples
+    --------
+    >>> from skcalib.kernels import tensor, ExponentialKernel
+    >>> k = tensor(ExponentialKernel(0.4, metric="tv"))
+    >>> type(k).__name__
+    'TensorProductKernel'
+    """
+    return TensorProductKernel(pred_kernel, target_kernel)
+
+
+def as_tensor_kernel(kernel, name="kernel"):
+    """Normalise the ``kernel`` argument of the metrics to a :class:`TensorProductKernel`.
+
+    ``None`` gives ``GaussianKernel("median") ⊗ DeltaKernel()``; a kernel on predictions is combined
+    with the delta kernel on labels.
+    """
+    if kernel is None:
+        return TensorProductKernel(GaussianKernel("median"), DeltaKernel())
+    if isinstance(kernel, TensorProductKernel):
+        return kernel
+    if isinstance(kernel, (GaussianKernel, ExponentialKernel)):
+        return TensorProductKernel(kernel, DeltaKernel())
+    raise TypeError(
+        f"{name} must be None, a kernel on predictions or a TensorProductKernel; got {kernel!r}."
+    )
+
+
+def class_gram(target_kernel, n_classes):
+    """Gram matrix of a target kernel over class indices, as the classification metrics need it."""
+    if hasattr(target_kernel, "class_gram"):
+        return target_kernel.class_gram(n_classes)
+    raise TypeError(
+        f"target kernel {target_kernel!r} cannot act on class labels; use DeltaKernel() for "
+        "classification."
+    )
+
+
+class _PreparedStationary:
+    """Kernel data prepared once (scaled rows, squared norms) for tile evaluation."""
+
+    def __init__(self, X, length_scale, metric, profile):
+        self.metric = metric
+        self.profile = profile
+        self.length_scale = length_scale
+        self.Xs = np.ascontiguousarray(X / length_scale, dtype=np.float64)
+        if metric == "euclidean":
+            self.half_sq = 0.5 * np.einsum("ij,ij->i", self.Xs, self.Xs)
+
+    def like(self, Y):
+        return _PreparedStationary(Y, self.length_scale, self.metric, self.profile)
+
+    def block(self, a, b, other=None):
+        """Kernel values between rows ``a`` of self and rows ``b`` of ``other`` (default self)."""
+        other = self if other is None else other
+        if self.metric == "euclidean":
+            # -d^2/2 = x.y - |x|^2/2 - |y|^2/2 on rows already divided by the length scale.
+            G = self.Xs[a] @ other.Xs[b].T
+            G -= self.half_sq[a][:, None]
+            G -= other.half_sq[b][None, :]
+            np.minimum(G, 0.0, out=G)
+            if self.profile == "gaussian":
+                return np.exp(G, out=G)
+            G *= -2.0
+            np.sqrt(G, out=G)
+            G *= -1.0
+            return np.exp(G, out=G)
+        D = _distances(self.Xs[a], other.Xs[b], "tv")
+        D *= -1.0
+        return np.exp(D, out=D)
+
+    def pairs(self, i, j):
+        """Kernel values ``k(x_i[k], x_j[k])`` for matching index arrays or slices."""
+        d = _pair_distances(self.Xs[i], self.Xs[j], self.metric)
+        if self.profile == "gaussian":
+            return np.exp(-0.5 * d * d)
+        return np.exp(-d)
+
+    def diag(self, a):
+        n = np.arange(self.Xs.shape[0])[a].size
+        return np.ones(n)
+
+
+def is_kernel(obj):
+    return isinstance(obj, Kernel)
+
+
+_ = numbers  # numbers is kept for isinstance checks by subclasses in later modules

@@ -1,0 +1,434 @@
+"""Binned calibration errors: ECE, MCE and the L2 (RMS) calibration error.
+
+A binned calibration error is computed on one or more *problems* ``(Q, T)``: ``Q`` (n, d) holds the
+predicted probabilities that are binned and compared, ``T`` (n, d) the matching 0/1 outcomes.
+
+================  =====================================  ===========================================
+mode              problems                               distance between bin means (norm="l1")
+================  =====================================  ===========================================
+``"binary"``      ``Q = P(pos_label)``, ``T = 1{y = pos}``  ``|mean T - mean Q|``
+``"top_label"``   ``Q = max_k p_k``, ``T = 1{y = argmax}``  ``|mean T - mean Q|``
+``"classwise"``   one per class ``k``: ``Q = p_k``          ``|.|`` per class, averaged over classes
+``"canonical"``   ``Q = p`` (whole vector), ``T = e_y``      total variation ``0.5 * ||.||_1``
+================  =====================================  ===========================================
+
+``norm="l2"`` uses ``||.||_2`` and ``norm="max"`` uses ``||.||_inf`` for the canonical mode.
+
+Bin-edge conventions (documented and tested): bins are right-closed, ``(b_{k-1}, b_k]``, and the
+first bin also contains its left edge, so ``p = 0`` falls in the first bin and ``p = 1`` in the last
+bin -- never in an extra bin. For ``strategy="uniform"`` a value ``p`` goes to the 0-based bin
+``max(ceil(n_bins * p), 1) - 1`` of each coordinate (the rule of CalibrationErrors.jl); canonical cells
+are tuples of per-coordinate bins (never their product).
+"""
+
+import heapq
+import warnings
+
+import numpy as np
+
+from .._validation import (
+    check_labels_and_probabilities,
+    check_option,
+    check_scalar_param,
+)
+
+NORMS = ("l1", "l2", "max")
+STRATEGIES = ("uniform", "quantile", "median_variance")
+MODES = ("auto", "binary", "top_label", "classwise", "canonical")
+
+
+# --------------------------------------------------------------------------------------------
+# Binning schemes: fit on Q (n, d), assign rows of Q to integer cells.
+
+
+class UniformBinning:
+    """Equal-width bins on every coordinate; cells are tuples of per-coordinate bins."""
+
+    def __init__(self, n_bins):
+        self.n_bins = n_bins
+
+    def fit(self, Q):
+        return self
+
+    def assign(self, Q):
+        nb = self.n_bins
+        idx = np.ceil(Q * nb)
+        np.maximum(idx, 1.0, out=idx)
+        idx -= 1.0
+        np.minimum(idx, nb - 1.0, out=idx)  # only reached by values above 1 (validated away)
+        return _cells_from_tuples(idx.astype(np.int64), nb)
+
+
+class QuantileBinning:
+    """Equal-mass bins per coordinate (edges at the ``k / n_bins`` quantiles, deduplicated)."""
+
+    def __init__(self, n_bins):
+        self.n_bins = n_bins
+
+    def fit(self, Q):
+        qs = np.linspace(0.0, 1.0, self.n_bins + 1)[1:-1]
+        self.edges_ = [np.unique(np.quantile(Q[:, c], qs)) for c in range(Q.shape[1])]
+        return self
+
+    def assign(self, Q):
+        idx = np.empty(Q.shape, dtype=np.int64)
+        for c, e in enumerate(self.edges_):
+            idx[:, c] = np.searchsorted(e, Q[:, c], side="left")
+        return _cells_from_tuples(idx, self.n_bins)
+
+
+def _cells_from_tuples(idx, n_bins):
+    """Integer cell ids of per-coordinate bin indices (n, d); d = 1 returns the column itself."""
+    n, d = idx.shape
+    if d == 1:
+        return idx[:, 0]
+    if d * np.log2(max(n_bins, 2)) < 62:
+        code = np.zeros(n, dtype=np.int64)
+        for c in range(d):
+            code *= n_bins
+            code += idx[:, c]
+        return code
+    return np.unique(idx, axis=0, return_inverse=True)[1].ravel()
+
+
+class MedianVarianceBinning:
+    """Data-dependent bins: recursive median splits of the coordinate of largest variance.
+
+    The algorithm of Widmann et al. (2019) as implemented by CalibrationErrors.jl >= 0.3
+    (``MedianVarianceBinning(minsize, maxbins)``): a set is split at the median of its coordinate of
+    largest sample variance (ddof=1, first coordinate on ties), values tied with the median going to
+    the upper half; a split that would leave a side with fewer than ``min_bin_size`` samples is not
+    made; sets with fewer than ``2 * min_bin_size`` samples are not split further; splitting stops
+    when there are ``n_bins`` bins. Every bin has at least ``min_bin_size`` samples.
+    """
+
+    def __init__(self, n_bins, min_bin_size=1):
+        self.n_bins = n_bins
+        self.min_bin_size = min_bin_size
+
+    def fit(self, Q):
+        n = Q.shape[0]
+        ms = self.min_bin_size
+        if n < ms:
+            raise ValueError(
+                f"median_variance binning needs at least min_bin_size={ms} samples; got {n}."
+            )
+        # Node arrays: split dimension (-1 for leaves), threshold, children, leaf id.
+        self.dim_, self.thr_, self.left_, self.right_, self.leaf_ = [], [], [], [], []
+        self.train_cells_ = np.empty(n, dtype=np.int64)
+        n_leaves = [0]
+
+        def new_node():
+            for lst, v in ((self.dim_, -1), (self.thr_, 0.0), (self.left_, -1),
+                           (self.right_, -1), (self.leaf_, -1)):
+                lst.append(v)
+            return len(self.dim_) - 1
+
+        def make_leaf(node, idx):
+            self.leaf_[node] = n_leaves[0]
+            self.train_cells_[idx] = n_leaves[0]
+            n_leaves[0] += 1
+
+        def priority(idx):
+            if idx.size < 2:
+                return 0.0, 0
+            v = Q[idx].var(axis=0, ddof=1)
+            k = int(np.argmax(v))
+            return float(v[k]), k
+
+        root = new_node()
+        all_idx = np.arange(n)
+        heap = []
+        counter = 0
+        if n < 2 * ms:
+            make_leaf(root, all_idx)
+        else:
+            var, k = priority(all_idx)
+            heap.append((-var, counter, root, all_idx, k))
+        n_bins_now = 1
+        while heap and n_bins_now < self.n_bins:
+            _, _, node, idx, k = heapq.heappop(heap)
+            vals = Q[idx, k]
+            order = np.argsort(vals, kind="stable")
+            s = vals[order]
+            N = idx.size
+            M = N // 2
+            if s[M - 1] < s[M]:
+                cut = M
+            else:
+                cut = int(np.searchsorted(s, s[M], side="left"))
+            if cut < ms or N - cut < ms:
+                make_leaf(node, idx)
+                continue
+            self.dim_[node] = k
+            self.thr_[node] = float(s[M])
+            n_bins_now += 1
+            for side, sub in (("left", idx[order[:cut]]), ("right", idx[order[cut:]])):
+                child = new_node()
+                (self.left_ if side == "left" else self.right_)[node] = child
+                if sub.size < 2 * ms:
+                    make_leaf(child, sub)
+                else:
+                    counter += 1
+                    var, kk = priority(sub)
+                    heapq.heappush(heap, (-var, counter, child, sub, kk))
+        for _, _, node, idx, _ in sorted(heap, key=lambda t: t[1]):
+            make_leaf(node, idx)
+        self.n_cells_ = n_leaves[0]
+        return self
+
+    def assign(self, Q):
+        out = np.empty(Q.shape[0], dtype=np.int64)
+        stack = [(0, np.arange(Q.shape[0]))]
+        while stack:
+            node, idx = stack.pop()
+            if self.dim_[node] < 0:
+                out[idx] = self.leaf_[node]
+                continue
+            below = Q[idx, self.dim_[node]] < self.thr_[node]
+            stack.append((self.left_[node], idx[below]))
+            stack.append((self.right_[node], idx[~below]))
+        return out
+
+
+def make_binning(strategy, n_bins, min_bin_size=1):
+    if strategy == "uniform":
+        return UniformBinning(n_bins)
+    if strategy == "quantile":
+        return QuantileBinning(n_bins)
+    return MedianVarianceBinning(n_bins, min_bin_size)
+
+
+# --------------------------------------------------------------------------------------------
+# Problems and errors
+
+
+def resolve_mode(mode, n_classes):
+    if mode == "auto":
+        return "binary" if n_classes == 2 else "top_label"
+    if mode == "binary" and n_classes != 2:
+        raise ValueError(f"mode='binary' needs 2 classes; got {n_classes}.")
+    return mode
+
+
+def pos_index(data, pos_label):
+    if pos_label is None:
+        return 1
+    m = np.flatnonzero(data.classes == pos_label)
+    if m.size != 1:
+        raise ValueError(f"pos_label={pos_label!r} is not one of the classes {data.classes.tolist()}.")
+    return int(m[0])
+
+
+def make_problems(data, mode, pos_label=None):
+    """The (Q, T) pairs of a mode, as float64 arrays of shape (n, d)."""
+    P, y = data.probs, data.y
+    n = data.n_samples
+    if mode == "binary":
+        k = pos_index(data, pos_label)
+        return [(P[:, k:k + 1], (y == k).astype(np.float64)[:, None])]
+    if mode == "top_label":
+        pred = P.argmax(axis=1)
+        conf = P[np.arange(n), pred]
+        return [(conf[:, None], (pred == y).astype(np.float64)[:, None])]
+    if mode == "classwise":
+        return [(P[:, k:k + 1], (y == k).astype(np.float64)[:, None]) for k in range(P.shape[1])]
+    T = np.zeros_like(P)
+    T[np.arange(n), y] = 1.0
+    return [(P, T)]
+
+
+def _distance(D, norm):
+    if D.shape[1] == 1:
+        return np.abs(D[:, 0])
+    if norm == "l1":
+        return 0.5 * np.abs(D).sum(axis=1)
+    if norm == "l2":
+        return np.sqrt(np.einsum("ij,ij->i", D, D))
+    return np.abs(D).max(axis=1)
+
+
+def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
+    """Squared (l2) or plain (l1, max) error of one problem and each sample's share of it."""
+    n_cells = int(cells.max()) + 1 if cells.size else 0
+    w = sample_weight
+    W = np.bincount(cells, weights=w, minlength=n_cells)
+    d = Q.shape[1]
+    D = np.empty((n_cells, d))
+    nonempty = W > 0
+    safeW = np.where(nonempty, W, 1.0)
+    for c in range(d):
+        wt = T[:, c] if w is None else T[:, c] * w
+        wq = Q[:, c] if w is None else Q[:, c] * w
+        D[:, c] = (np.bincount(cells, weights=wt, minlength=n_cells)
+                   - np.bincount(cells, weights=wq, minlength=n_cells)) / safeW
+    dist = _distance(D, norm)
+    total = W.sum()
+    if norm == "max":
+        value = float(dist[nonempty].max())
+        return value, (dist[cells] if shares else None)
+    if norm == "l1":
+        return float(np.dot(W, dist) / total), (dist[cells] if shares else None)
+    sq = dist * dist
+    if debias:
+        # Kumar et al. (2019): subtract the variance of the bin's label frequency,
+        # sum_c ybar_c (1 - ybar_c) * V2 / (V1^2 - V2) (= ybar(1-ybar)/(n_b - 1) unweighted);
+        # bins whose weights cannot estimate a variance (one sample) contribute 0.
+        W2 = W.copy() if w is None else np.bincount(cells, weights=w * w, minlength=n_cells)
+        denom = W * W - W2
+        ok = denom > 1e-12 * np.maximum(W * W, 1e-300)
+        ybar = np.empty((n_cells, d))
+        for c in range(d):
+            wt = T[:, c] if w is None else T[:, c] * w
+            ybar[:, c] = np.bincount(cells, weights=wt, minlength=n_cells) / safeW
+        var = (ybar * (1.0 - ybar)).sum(axis=1)
+        corr = np.where(ok, var * W2 / np.where(ok, denom, 1.0), 0.0)
+        sq = np.where(ok, sq - corr, 0.0)
+    return float(np.dot(W, sq) / total), (sq[cells] if shares else None)
+
+
+def combine(values, shares, norm):
+    """Combine the per-problem errors (classwise: mean over classes; max: max)."""
+    if len(values) == 1:
+        return values[0], shares[0]
+    if shares[0] is None:
+        s = None
+    elif norm == "max":
+        s = np.max(np.vstack(shares), axis=0)
+    else:
+        s = np.mean(np.vstack(shares), axis=0)
+    return (float(max(values)) if norm == "max" else float(np.mean(values))), s
+
+
+def finalize(value, norm, squared, debias):
+    if norm != "l2":
+        return value
+    if squared:
+        return value
+    if value < 0:
+        warnings.warn(
+            f"the debiased squared calibration error is negative ({value:.3g}); returning 0.0 for "
+            "its square root. Use squared=True to obtain the signed estimate.",
+            UserWarning, stacklevel=3,
+        )
+        return 0.0
+    return float(np.sqrt(value))
+
+
+def check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size):
+    check_option(norm, "norm", NORMS)
+    check_option(strategy, "strategy", STRATEGIES)
+    check_option(mode, "mode", MODES)
+    check_scalar_param(n_bins, "n_bins", min_val=1)
+    check_scalar_param(min_bin_size, "min_bin_size", min_val=1)
+    if not isinstance(squared, (bool, np.bool_)):
+        raise TypeError(f"squared must be a bool; got {squared!r}.")
+    if not isinstance(debias, (bool, np.bool_)):
+        raise TypeError(f"debias must be a bool; got {debias!r}.")
+    if squared and norm != "l2":
+        raise ValueError(f"squared=True is only defined for norm='l2'; got norm={norm!r}.")
+    if debias and norm != "l2":
+        raise ValueError(f"debias=True is only defined for norm='l2'; got norm={norm!r}.")
+
+
+def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, strategy="uniform",
+                      mode="auto", debias=False, labels=None, pos_label=None, sample_weight=None,
+                      min_bin_size=1):
+    """Binned calibration error: ECE (``norm="l1"``), L2/RMS (``"l2"``) and MCE (``"max"``).
+
+    The predictions are grouped into bins and, in each bin, the mean prediction is compared with the
+    frequency of the outcome: ``ECE = sum_b w_b d(ybar_b, pbar_b)`` (bins weighted by their share of
+    the sample weight), ``L2 = (sum_b w_b d(ybar_b, pbar_b)**2)**(1/2)`` and
+    ``MCE = max_b d(ybar_b, pbar_b)`` over non-empty bins.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (any hashable, sortable values).
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class
+        (columns in the order of the sorted ``labels``).
+    norm : {"l1", "l2", "max"}, default="l1"
+        ECE, L2 calibration error or MCE.
+    squared : bool, default=False
+        Return the squared L2 error (``norm="l2"`` only).
+    n_bins : int, default=15
+        Number of bins per coordinate (``"uniform"``, ``"quantile"``) or the largest number of bins
+        (``"median_variance"``).
+    strategy : {"uniform", "quantile", "median_variance"}, default="uniform"
+        * ``"uniform"``: equal-width bins, right-closed, ``p = 0`` in the first and ``p = 1`` in the
+          last bin;
+        * ``"quantile"``: equal-mass bins, edges at the quantiles of the data (deduplicated);
+        * ``"median_variance"``: recursive median splits along the coordinate of largest variance
+          (Widmann et al. 2019), each bin with at least ``min_bin_size`` samples.
+    mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
+        * ``"binary"``: calibration of P(``pos_label``), as scikit-learn's binary calibration error;
+        * ``"top_label"``: confidence ``max_k p_k`` against accuracy (Guo et al. 2017);
+        * ``"classwise"``: every class's probability against its indicator, averaged over classes
+          (``norm="max"``: the maximum over classes; ``"l2"``: the root of the mean square);
+        * ``"canonical"``: the whole probability vector, binned on the simplex, with the total
+          variation (``"l1"``), Euclidean (``"l2"``) or sup (``"max"``) distance between the bin's
+          mean prediction and its label frequencies;
+        * ``"auto"``: ``"binary"`` for two classes, ``"top_label"`` otherwise.
+    debias : bool, default=False
+        Subtract the estimated variance of each bin's outcome frequency from the squared gap
+        (Kumar et al. 2019; ``norm="l2"`` only). The squared result can be negative; with
+        ``squared=False`` a negative estimate is reported as 0.0 with a warning.
+    labels : array-like, default=None
+        All class labels (default: those present in ``y_true``).
+    pos_label : label, default=None
+        Positive class for a one-column ``y_prob`` and for ``mode="binary"``; default: the greater
+        label.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples; bins are weighted by their total weight. Data-dependent bin edges are
+        computed without weights.
+    min_bin_size : int, default=1
+        Smallest bin of ``strategy="median_variance"``.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    CalibrationError : the same error as an estimator with learned bins.
+    skce : a binning-free kernel calibration error.
+
+    References
+    ----------
+    C. Guo et al. On calibration of modern neural networks. ICML 2017.
+    A. Kumar, P. Liang, T. Ma. Verified uncertainty calibration. NeurIPS 2019.
+    D. Widmann, F. Lindsten, D. Zachariah. Calibration tests in multi-class classification: a unifying
+    framework. NeurIPS 2019.
+
+    Examples
+    --------
+    >>> from skcalib import calibration_error
+    >>> y_true = [0, 0, 1, 1]
+    >>> y_prob = [0.1, 0.4, 0.6, 0.95]
+    >>> round(calibration_error(y_true, y_prob, n_bins=2), 4)
+    0.2375
+    >>> P = [[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .25, .25], [.05, .15, .8], [.2, .6, .2]]
+    >>> round(calibration_error([0, 1, 2, 1, 2, 0], P, n_bins=10, mode="canonical"), 12)
+    0.475
+    """
+    check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size)
+    data = check_labels_and_probabilities(y_true, y_prob, labels=labels, pos_label=pos_label,
+                                          sample_weight=sample_weight)
+    m = resolve_mode(mode, data.n_classes)
+    problems = make_problems(data, m, pos_label)
+    value, _ = binned_errors(problems, [make_binning(strategy, n_bins, min_bin_size).fit(Q)
+                                        for Q, _ in problems],
+                             norm, debias, data.sample_weight, shares=False)
+    return finalize(value, norm, squared, debias)
+
+
+def binned_errors(problems, binnings, norm, debias, sample_weight, shares=True):
+    """Error (squared for l2) and per-sample shares over all problems with fitted binnings."""
+    values, all_shares = [], []
+    for (Q, T), binning in zip(problems, binnings):
+        cells = binning.assign(Q)
+        v, s = problem_error(Q, T, cells, norm, debias, sample_weight, shares)
+        values.append(v)
+        all_shares.append(s)
+    return combine(values, all_shares, norm)

@@ -1,0 +1,422 @@
+"""Kernel calibration errors for classification: SKCE, MMCE and UCME.
+
+All three are thin definitions on the pairwise engine (:mod:`skcalib._pairwise`):
+
+* SKCE (Widmann et al. 2019, 2021) with ``k = k_pred ⊗ k_target``:
+  ``h_ij = k_pred(p_i, p_j) * (e_{y_i} - p_i)^T K_Y (e_{y_j} - p_j)``, where ``K_Y`` is the Gram
+  matrix of the target kernel over the classes (the identity for the delta kernel).
+* MMCE (Kumar et al. 2018), in the form of Widmann et al. (2019, Example I.1):
+  ``h_ij = k(r_i, r_j) * (c_i - r_i) * (c_j - r_j)`` with top-label confidence ``r`` and
+  correctness ``c``.
+* UCME (Widmann et al. 2021, Appendix C): the squared mean witness at ``J`` test locations.
+"""
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .. import _pairwise
+from .._validation import (
+    check_labels_and_probabilities,
+    check_option,
+    check_scalar_param,
+)
+from ..kernels import (
+    ExponentialKernel,
+    GaussianKernel,
+    Kernel,
+    TensorProductKernel,
+    as_tensor_kernel,
+    class_gram,
+)
+
+_ESTIMATORS = ("unbiased", "biased", "block")
+
+
+class ResidualTerm:
+    """Pair term ``h_ij = k(x_i, x_j) * <R_i, (R K_Y)_j>`` for the pairwise engine.
+
+    Parameters
+    ----------
+    prepared : prepared kernel on the rows of ``X`` (see :mod:`skcalib.kernels`)
+    R : ndarray of shape (n, m)
+        Residuals, e.g. ``e_y - p``.
+    RK : ndarray of shape (n, m), default=None
+        ``R @ K_Y``; defaults to ``R`` (``K_Y`` the identity).
+    """
+
+    def __init__(self, prepared, R, RK=None):
+        self.prepared = prepared
+        self.R = np.ascontiguousarray(R, dtype=np.float64)
+        self.RK = self.R if RK is None else np.ascontiguousarray(RK, dtype=np.float64)
+        self.n_samples = self.R.shape[0]
+
+    def block(self, a, b):
+        K = self.prepared.block(a, b)
+        K *= self.R[a] @ self.RK[b].T
+        return K
+
+    def pairs(self, i, j):
+        return self.prepared.pairs(i, j) * np.einsum("ij,ij->i", self.R[i], self.RK[j])
+
+    def diag(self, a):
+        return self.prepared.diag(a) * np.einsum("ij,ij->i", self.R[a], self.RK[a])
+
+
+def check_estimator_option(estimator, block_size, n_samples):
+    """Validate ``estimator``/``block_size`` against the number of samples."""
+    check_option(estimator, "estimator", _ESTIMATORS)
+    if estimator == "block":
+        check_scalar_param(block_size, "block_size", min_val=2)
+        if block_size > n_samples:
+            raise ValueError(
+                f"block_size={block_size} exceeds the number of samples ({n_samples})."
+            )
+    if estimator != "biased" and n_samples < 2:
+        raise ValueError(
+            f"the {estimator} estimator needs at least 2 samples; got {n_samples}."
+        )
+
+
+def estimate(term, estimator, block_size=2, *, chunk_size=None, n_jobs=None):
+    """SKCE-type estimate of a pair term: unbiased U-, biased V- or block statistic."""
+    if estimator == "unbiased":
+        return _pairwise.u_statistic(term, chunk_size=chunk_size, n_jobs=n_jobs)
+    if estimator == "biased":
+        return _pairwise.v_statistic(term, chunk_size=chunk_size, n_jobs=n_jobs)
+    return float(np.mean(_pairwise.block_statistics(term, block_size, chunk_size=chunk_size,
+                                                    n_jobs=n_jobs)))
+
+
+def contributions(term, estimator, block_size=2, *, chunk_size=None, n_jobs=None):
+    """Each sample's share of the estimate; their mean equals :func:`estimate`.
+
+    * unbiased: ``sum_{j != i} h_ij / (n - 1)``;
+    * biased: ``sum_j h_ij / n``;
+    * block: ``n / (n_blocks * B * (B - 1)) * sum_{j in block(i), j != i} h_ij``, and 0 for the
+      samples of the dropped incomplete block.
+    """
+    n = term.n_samples
+    if estimator == "unbiased":
+        return _pairwise.row_sums(term, chunk_size=chunk_size, n_jobs=n_jobs) / (n - 1.0)
+    if estimator == "biased":
+        s = _pairwise.row_sums(term, chunk_size=chunk_size, n_jobs=n_jobs)
+        s += _pairwise.diagonal(term, chunk_size=chunk_size)
+        return s / n
+    B = int(block_size)
+    nb = n // B
+    out = np.zeros(n)
+    scale = n / (nb * B * (B - 1.0))
+    for b in range(nb):
+        out[b * B:(b + 1) * B] = _pairwise.row_sums(
+            term, lo=b * B, hi=(b + 1) * B, chunk_size=chunk_size
+        )
+    out *= scale
+    return out
+
+
+def resolve_kernel(kernel, X, random_state=None):
+    """``kernel`` argument -> tensor kernel with numeric length scales (median on ``X``)."""
+    tk = as_tensor_kernel(kernel)
+    return tk.resolve(X, random_state=random_state)
+
+
+def classification_term(data, kernel):
+    """Pair term of the classification SKCE for validated data and a resolved tensor kernel."""
+    R = data.residuals()
+    KY = class_gram(kernel._target(), data.n_classes)
+    RK = R if _is_identity(KY) else R @ KY
+    return ResidualTerm(kernel.pred_kernel._prepare(data.probs), R, RK)
+
+
+def _is_identity(M):
+    return M.shape[0] == M.shape[1] and np.array_equal(M, np.eye(M.shape[0]))
+
+
+def _min_samples(estimator):
+    return 1 if estimator == "biased" else 2
+
+
+def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, labels=None,
+         pos_label=None, random_state=None, chunk_size=None, n_jobs=None):
+    """Squared kernel calibration error (SKCE) of a probabilistic classifier.
+
+    ``SKCE = E[(e_Y - p(X))^T k(p(X), p(X')) (e_Y' - p(X'))]`` for the matrix-valued kernel
+    ``k = k_pred ⊗ k_target`` (Widmann et al. 2019, 2021). It is zero if and only if the model is
+    (strongly) calibrated, for a universal ``k_pred`` and the delta target kernel.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (any hashable, sortable values).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class in
+        the order of ``labels`` (sorted).
+    kernel : Kernel or TensorProductKernel, default=None
+        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``. A kernel on predictions is
+        combined with :class:`~skcalib.kernels.DeltaKernel` on labels. The median heuristic is
+        computed on ``y_pred`` (as two columns for binary input, so that both binary encodings
+        give identical results).
+    estimator : {"unbiased", "biased", "block"}, default="unbiased"
+        * ``"unbiased"``: the U-statistic over pairs ``i != j`` (can be negative);
+        * ``"biased"``: the V-statistic over all pairs, always ``>= 0``;
+        * ``"block"``: the mean of the U-statistics of consecutive blocks of ``block_size``
+          samples, in data order, with the incomplete last block dropped (unbiased, linear time for
+          fixed ``block_size``; ``block_size=2`` is the linear estimator).
+    block_size : int, default=2
+        Block size of the block estimator.
+    labels : array-like, default=None
+        All class labels (default: those present in ``y_true``).
+    pos_label : label, default=None
+        Positive class of a one-column binary ``y_pred`` (default: the greater label).
+    random_state : None, int or Generator, default=None
+        Subsampling of the median heuristic when there are more than ``max_samples`` predictions.
+    chunk_size : int, default=None
+        Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
+    n_jobs : int, default=None
+        Parallel jobs (joblib).
+
+    Returns
+    -------
+    float
+        The estimate of the *squared* KCE; unbiased estimates can be negative and are never clipped.
+
+    See Also
+    --------
+    SKCE : the same error as an estimator.
+    calibration_error : binned calibration errors.
+
+    References
+    ----------
+    D. Widmann, F. Lindsten, D. Zachariah. Calibration tests in multi-class classification: a
+    unifying framework. NeurIPS 2019. -- Calibration tests beyond classification. ICLR 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib import skce
+    >>> from skcalib.kernels import GaussianKernel
+    >>> skce([1, 0], [[1.0, 0.0], [0.0, 1.0]], kernel=GaussianKernel(1.0), estimator="biased")
+    0.6321205588285577
+    """
+    check_option(estimator, "estimator", _ESTIMATORS)
+    data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
+                                          min_samples=_min_samples(estimator), prob_name="y_pred")
+    check_estimator_option(estimator, block_size, data.n_samples)
+    k = resolve_kernel(kernel, data.probs, random_state)
+    term = classification_term(data, k)
+    return estimate(term, estimator, block_size, chunk_size=chunk_size, n_jobs=n_jobs)
+
+
+def _default_mmce_kernel():
+    return ExponentialKernel(length_scale=0.4)
+
+
+def mmce_term(data, kernel):
+    """Pair term of the MMCE: kernel on top-label confidences, residual correctness - confidence."""
+    P = data.probs
+    pred = P.argmax(axis=1)
+    conf = P[np.arange(P.shape[0]), pred]
+    correct = (pred == data.y).astype(np.float64)
+    R = (correct - conf)[:, None]
+    return ResidualTerm(kernel._prepare(conf[:, None]), R)
+
+
+def check_mmce_kernel(kernel):
+    if kernel is None:
+        return _default_mmce_kernel()
+    if not isinstance(kernel, (GaussianKernel, ExponentialKernel)):
+        raise TypeError(
+            f"kernel must be None or a kernel on confidences (GaussianKernel, ExponentialKernel); "
+            f"got {kernel!r}."
+        )
+    return kernel
+
+
+def finish_squared(value, squared, estimator, name):
+    """Return ``value`` or its square root; refuse roots of estimates that may be negative."""
+    if squared:
+        return value
+    if estimator != "biased":
+        raise ValueError(
+            f"squared=False is only available with estimator='biased': {name} estimates of the "
+            f"{estimator} estimator can be negative and are never square-rooted silently."
+        )
+    return float(np.sqrt(max(value, 0.0)))
+
+
+def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, block_size=2,
+         labels=None, pos_label=None, random_state=None, chunk_size=None, n_jobs=None):
+    """Maximum mean calibration error (MMCE) of Kumar et al. (2018).
+
+    ``MMCE^2 = E[(c - r)(c' - r') k(r, r')]`` with the top-label confidence ``r = max_k p_k`` and
+    the correctness ``c = 1{y = argmax_k p_k}``. It equals the SKCE of the top-label lens model
+    ``(r, 1 - r)`` with the kernel ``k/2 ⊗ delta`` (Widmann et al. 2019, Example I.1).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities (see :func:`skce`).
+    kernel : GaussianKernel or ExponentialKernel, default=None
+        Kernel on confidences; ``None`` is ``ExponentialKernel(length_scale=0.4)``, the Laplacian
+        kernel ``exp(-|r - r'| / 0.4)`` of Kumar et al.
+    estimator : {"biased", "unbiased", "block"}, default="biased"
+        ``"biased"`` is Kumar et al.'s V-statistic.
+    squared : bool, default=False
+        Return ``MMCE^2``. ``squared=False`` (the MMCE itself) requires ``estimator="biased"``.
+    block_size, labels, pos_label, random_state, chunk_size, n_jobs
+        As in :func:`skce`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skcalib import mmce
+    >>> round(mmce([0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3]), 6)
+    0.25
+    """
+    check_option(estimator, "estimator", _ESTIMATORS)
+    if not squared and estimator != "biased":
+        finish_squared(0.0, squared, estimator, "MMCE")
+    k = check_mmce_kernel(kernel)
+    data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
+                                          min_samples=_min_samples(estimator), prob_name="y_pred")
+    check_estimator_option(estimator, block_size, data.n_samples)
+    conf = data.probs.max(axis=1)[:, None]
+    k = k.resolve(conf, random_state=random_state)
+    term = mmce_term(data, k)
+    value = estimate(term, estimator, block_size, chunk_size=chunk_size, n_jobs=n_jobs)
+    return finish_squared(value, squared, estimator, "MMCE")
+
+
+# --------------------------------------------------------------------------------------------
+# UCME
+
+
+def draw_test_locations(n_locations, n_classes, random_state=None):
+    """Random test locations: predictions from Dirichlet(1, ..., 1), class indices uniform."""
+    rng = check_random_state(random_state)
+    P = rng.dirichlet(np.ones(n_classes), size=n_locations)
+    y = rng.randint(n_classes, size=n_locations)
+    return P, y
+
+
+def check_test_locations(test_predictions, test_targets, data, pos_label=None):
+    """Validate given test locations against the classes of ``data``; targets -> class indices."""
+    if test_predictions is None or test_targets is None:
+        raise ValueError("test_predictions and test_targets must be given together.")
+    tdata = check_labels_and_probabilities(
+        test_targets, test_predictions, labels=data.classes, pos_label=pos_label,
+        prob_name="test_predictions",
+    )
+    return tdata.probs, tdata.y
+
+
+def ucme_witness(data, kernel, test_P, test_y, *, chunk_size=None):
+    """Per-sample witness values ``W[i, j] = k_pred(p_i, t_j) * ((e_{y_i} - p_i)^T K_Y)[t^Y_j]``.
+
+    Returned as a generator of row chunks (memory ``O(chunk_size * J)``).
+    """
+    T = _pairwise._chunk_size(chunk_size)
+    R = data.residuals()
+    KY = class_gram(kernel._target(), data.n_classes)
+    RK = R if _is_identity(KY) else R @ KY
+    prep = kernel.pred_kernel._prepare(data.probs)
+    prep_t = prep.like(test_P)
+    n = data.n_samples
+    J = test_P.shape[0]
+    for s in range(0, n, T):
+        a = slice(s, min(s + T, n))
+        Kt = prep.block(a, slice(0, J), prep_t)
+        Kt *= RK[a][:, test_y]
+        yield a, Kt
+
+
+def ucme_values(data, kernel, test_P, test_y, *, chunk_size=None):
+    """``(UCME^2, per-sample contributions)`` at the given test locations."""
+    n = data.n_samples
+    J = test_P.shape[0]
+    sums = np.zeros(J)
+    chunks = []
+    for a, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
+        sums += W.sum(axis=0)
+        chunks.append((a, W))
+    means = sums / n
+    value = float(np.dot(means, means) / J)
+    contrib = np.empty(n)
+    for a, W in chunks:
+        contrib[a] = W @ means / J
+    return value, contrib
+
+
+def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None):
+    """``UCME^2`` only, streaming over row chunks."""
+    n = data.n_samples
+    J = test_P.shape[0]
+    sums = np.zeros(J)
+    for _, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
+        sums += W.sum(axis=0)
+    means = sums / n
+    return float(np.dot(means, means) / J)
+
+
+def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=None,
+         n_test_locations=10, labels=None, pos_label=None, random_state=None, chunk_size=None):
+    """Squared unnormalised calibration mean embedding (UCME) of a classifier.
+
+    ``UCME^2 = 1/J sum_j (1/n sum_i k_pred(t_j, p_i) [k_Y(t^Y_j, y_i) - E_{Z ~ p_i} k_Y(t^Y_j, Z)])^2``
+    at test locations ``T_j = (t_j, t^Y_j)`` (Widmann et al. 2021, Appendix C). The plug-in
+    estimate is always ``>= 0``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities (see :func:`skce`).
+    kernel : Kernel or TensorProductKernel, default=None
+        As in :func:`skce`.
+    test_predictions : array-like of shape (J,) or (J, n_classes), default=None
+        Predictions of the test locations (same encoding as ``y_pred``).
+    test_targets : array-like of shape (J,), default=None
+        Labels of the test locations. If both are None, ``n_test_locations`` locations are drawn
+        with ``random_state``: predictions from the uniform Dirichlet distribution on the simplex,
+        labels uniformly from the classes.
+    n_test_locations : int, default=10
+        Number of drawn test locations.
+    labels, pos_label : see :func:`skce`
+    random_state : None, int or Generator, default=None
+        Draws the test locations and subsamples the median heuristic.
+    chunk_size : int, default=None
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skcalib import ucme
+    >>> from skcalib.kernels import GaussianKernel
+    >>> v = ucme([1, 0], [[1.0, 0.0], [0.0, 1.0]], kernel=GaussianKernel(1.0),
+    ...          test_predictions=[[1, 0], [.5, .5], [0, 1]], test_targets=[0, 0, 1])
+    >>> round(v, 12)
+    0.066596066816
+    """
+    data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
+                                          prob_name="y_pred")
+    test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
+                                            n_test_locations, pos_label, random_state)
+    k = resolve_kernel(kernel, data.probs, random_state)
+    return ucme_value(data, k, test_P, test_y, chunk_size=chunk_size)
+
+
+def resolve_test_locations(data, test_predictions, test_targets, n_test_locations, pos_label,
+                           random_state):
+    if test_predictions is None and test_targets is None:
+        check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+        return draw_test_locations(n_test_locations, data.n_classes, random_state)
+    return check_test_locations(test_predictions, test_targets, data, pos_label)
+
+
+_ = (Kernel, TensorProductKernel)

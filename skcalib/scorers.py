@@ -1,0 +1,196 @@
+"""Calibration errors as scikit-learn scorers.
+
+A scorer is a callable ``scorer(estimator, X, y_true, sample_weight=None)``, as scikit-learn's
+``scoring=`` expects. skcalib's scorers call ``estimator.predict_proba(X)`` and pass the full
+probability matrix to the metric together with ``labels=estimator.classes_``, so that a
+cross-validation fold missing a class, string labels, or a ``pos_label`` other than the greater
+label are all handled correctly. Lower-is-better metrics are negated (names ``neg_<metric>``).
+
+Unbiased kernel estimates (``neg_skce``) can be negative, so the negated score can be positive; this
+is fine for model selection (greater is still better) but worth knowing when reading the numbers.
+"""
+
+import inspect
+
+from sklearn.metrics import get_scorer as _sk_get_scorer
+from sklearn.metrics import get_scorer_names as _sk_get_scorer_names
+
+from .metrics import calibration_error, mmce, skce, ucme
+
+__all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names"]
+
+_METRICS = {
+    "calibration_error": calibration_error,
+    "skce": skce,
+    "mmce": mmce,
+    "ucme": ucme,
+}
+
+
+class CalibrationScorer:
+    """Scorer that evaluates a calibration metric on ``estimator.predict_proba(X)``.
+
+    Parameters
+    ----------
+    metric : callable
+        ``metric(y_true, y_prob, *, labels=..., **kwargs) -> float``.
+    sign : {1, -1}
+        ``-1`` negates the metric (lower-is-better metrics).
+    kwargs : dict
+        Fixed keyword arguments of the metric.
+    name : str, default=None
+        Name used in the repr.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from skcalib import make_calibration_scorer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> scorer = make_calibration_scorer("calibration_error", n_bins=10)
+    >>> scores = cross_val_score(LogisticRegression(max_iter=5000), X, y, cv=3, scoring=scorer)
+    >>> bool(all(scores <= 0))
+    True
+    """
+
+    _response_method = "predict_proba"
+
+    def __init__(self, metric, sign=-1, kwargs=None, name=None):
+        self._score_func = metric
+        self._sign = sign
+        self._kwargs = dict(kwargs or {})
+        self._name = name or getattr(metric, "__name__", repr(metric))
+        try:
+            params = inspect.signature(metric).parameters
+        except (TypeError, ValueError):  # pragma: no cover - builtins
+            params = {}
+        self._accepts_labels = "labels" in params
+        self._accepts_weight = "sample_weight" in params
+
+    def __call__(self, estimator, X, y_true, sample_weight=None):
+        """Score ``estimator`` on ``(X, y_true)``; greater is better."""
+        proba = getattr(estimator, self._response_method)(X)
+        kwargs = dict(self._kwargs)
+        classes = getattr(estimator, "classes_", None)
+        if classes is not None and self._accepts_labels and "labels" not in kwargs:
+            kwargs["labels"] = classes
+        if sample_weight is not None:
+            if not self._accepts_weight:
+                raise ValueError(f"the metric {self._name} does not support sample_weight.")
+            kwargs["sample_weight"] = sample_weight
+        return self._sign * self._score_func(y_true, proba, **kwargs)
+
+    def __repr__(self):
+        args = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        sign = "" if self._sign > 0 else ", greater_is_better=False"
+        return f"make_calibration_scorer({self._name}{sign}{args})"
+
+
+def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs):
+    """Make a scikit-learn scorer from a calibration metric.
+
+    Parameters
+    ----------
+    metric : {"calibration_error", "skce", "mmce", "ucme"} or callable
+        A metric of :mod:`skcalib.metrics` by name, or any function
+        ``metric(y_true, y_prob, **kwargs)``.
+    greater_is_better : bool, default=False
+        Calibration errors are lower-is-better, so the scorer negates them by default.
+    **metric_kwargs
+        Fixed keyword arguments of the metric, e.g. ``norm="l2"`` or ``kernel=...``.
+
+    Returns
+    -------
+    CalibrationScorer
+        ``scorer(estimator, X, y)`` calls ``estimator.predict_proba(X)`` and passes
+        ``labels=estimator.classes_``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from skcalib import make_calibration_scorer
+    >>> X, y = load_iris(return_X_y=True)
+    >>> search = GridSearchCV(LogisticRegression(max_iter=1000), {"C": [0.1, 1.0]},
+    ...                       scoring=make_calibration_scorer("skce"), cv=3).fit(X, y)
+    >>> search.best_params_["C"] in (0.1, 1.0)
+    True
+    """
+    if isinstance(metric, str):
+        if metric not in _METRICS:
+            raise ValueError(
+                f"metric must be one of {sorted(_METRICS)} or a callable; got {metric!r}."
+            )
+        name, func = metric, _METRICS[metric]
+    elif callable(metric):
+        name, func = getattr(metric, "__name__", repr(metric)), metric
+    else:
+        raise TypeError(f"metric must be a string or a callable; got {metric!r}.")
+    if func in _METRICS.values():
+        params = inspect.signature(func).parameters
+        unknown = sorted(set(metric_kwargs) - set(params))
+        if unknown:
+            raise TypeError(f"{name}() got unexpected keyword argument(s) {unknown}.")
+    return CalibrationScorer(func, sign=1 if greater_is_better else -1, kwargs=metric_kwargs,
+                             name=name)
+
+
+_SCORERS = {
+    "neg_l1_calibration_error": ("calibration_error", {"norm": "l1"}),
+    "neg_expected_calibration_error": ("calibration_error", {"norm": "l1"}),
+    "neg_l2_calibration_error": ("calibration_error", {"norm": "l2"}),
+    "neg_l2_squared_calibration_error": ("calibration_error", {"norm": "l2", "squared": True}),
+    "neg_max_calibration_error": ("calibration_error", {"norm": "max"}),
+    "neg_skce": ("skce", {}),
+    "neg_skce_biased": ("skce", {"estimator": "biased"}),
+    "neg_mmce": ("mmce", {}),
+    "neg_ucme": ("ucme", {"random_state": 0}),
+}
+
+
+def get_scorer_names():
+    """Names accepted by :func:`get_scorer`: skcalib's and scikit-learn's.
+
+    Examples
+    --------
+    >>> from skcalib import get_scorer_names
+    >>> "neg_skce" in get_scorer_names()
+    True
+    """
+    return sorted(set(_SCORERS) | set(_sk_get_scorer_names()))
+
+
+def get_scorer(scoring):
+    """Scorer by name: skcalib's calibration scorers, or any scikit-learn scorer.
+
+    Parameters
+    ----------
+    scoring : str or callable
+        One of ``neg_l1_calibration_error`` (alias ``neg_expected_calibration_error``),
+        ``neg_l2_calibration_error``, ``neg_l2_squared_calibration_error``,
+        ``neg_max_calibration_error``, ``neg_skce``, ``neg_skce_biased``, ``neg_mmce``,
+        ``neg_ucme``, or a scikit-learn scorer name. Callables are returned unchanged.
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> from skcalib import get_scorer
+    >>> get_scorer("neg_l2_calibration_error")
+    make_calibration_scorer(calibration_error, greater_is_better=False, norm='l2')
+    """
+    if callable(scoring):
+        return scoring
+    if isinstance(scoring, str) and scoring in _SCORERS:
+        metric, kwargs = _SCORERS[scoring]
+        return make_calibration_scorer(metric, **kwargs)
+    try:
+        return _sk_get_scorer(scoring)
+    except ValueError:
+        raise ValueError(
+            f"{scoring!r} is not a valid scoring value; use skcalib.get_scorer_names() to list them."
+        ) from None
