@@ -21,6 +21,8 @@ A pair term implements::
 
     n_samples : int
     block(a, b) -> ndarray (len(a), len(b))   # h on rows a x columns b (slices)
+    block_sum(a, b, diagonal_tile) -> float   # optional fused sum of block(a, b); on a diagonal
+                                              # tile (a == b) the sum over its strict upper triangle
     pairs(i, j) -> ndarray (k,)               # h on matching index arrays / slices
     diag(a) -> ndarray                        # h_ii for rows a (slice)
 """
@@ -66,8 +68,12 @@ def _upper_row_block_sum(term, start, stop, lo, hi, T):
     """Sum of h_ij over i in [start, stop), j in [start, hi) with j > i (tile by tile)."""
     total = 0.0
     a = slice(start, stop)
+    fused = getattr(term, "block_sum", None)
     for b0 in range(start, hi, T):
         b = slice(b0, min(b0 + T, hi))
+        if fused is not None:
+            total += fused(a, b, b0 == start)
+            continue
         tile = term.block(a, b)
         if b0 == start:
             # Diagonal tile: keep the strict upper triangle only.

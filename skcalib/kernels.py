@@ -19,8 +19,6 @@ Conventions
   a deterministic evenly spaced subsample when ``random_state`` is None, a random one otherwise.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
@@ -412,9 +410,10 @@ class _PreparedStationary:
             G = self.Xs[a] @ other.Xs[b].T
             G -= self.half_sq[a][:, None]
             G -= other.half_sq[b][None, :]
-            np.minimum(G, 0.0, out=G)
             if self.profile == "gaussian":
+                # Rounding can leave -d^2/2 a hair above 0; exp then exceeds 1 by ~1e-16 at most.
                 return np.exp(G, out=G)
+            np.minimum(G, 0.0, out=G)
             G *= -2.0
             np.sqrt(G, out=G)
             G *= -1.0
@@ -438,5 +437,3 @@ class _PreparedStationary:
 def is_kernel(obj):
     return isinstance(obj, Kernel)
 
-
-_ = numbers  # numbers is kept for isinstance checks by subclasses in later modules

@@ -55,6 +55,15 @@ class ResidualTerm:
         K *= self.R[a] @ self.RK[b].T
         return K
 
+    def block_sum(self, a, b, diagonal_tile):
+        """Sum of ``block(a, b)`` in one pass (``vdot``); strict upper triangle on the diagonal."""
+        K = self.prepared.block(a, b)
+        G = self.R[a] @ self.RK[b].T
+        s = float(np.vdot(K, G))
+        if diagonal_tile:
+            s = 0.5 * (s - float(np.dot(np.diagonal(K), np.diagonal(G))))
+        return s
+
     def pairs(self, i, j):
         return self.prepared.pairs(i, j) * np.einsum("ij,ij->i", self.R[i], self.RK[j])
 
