@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_labels_and_probabilities, check_option, check_scalar_param
+from .._validation import check_labels_and_probabilities, check_option
 from . import _binned, _kernel
 
 
@@ -32,7 +32,10 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
 
     def _validate_fit(self, X, y):
         if y is None:
-            raise ValueError(f"{type(self).__name__}.fit requires y (the true labels); got None.")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(y holds the true labels)."
+            )
         data = check_labels_and_probabilities(
             y, X, labels=self.labels, pos_label=self.pos_label, min_samples=self._min_samples,
             prob_name="X",
@@ -444,6 +447,8 @@ class UCME(_CalibrationErrorBase):
     test_predictions_ : ndarray of shape (J, n_classes)
     test_targets_ : ndarray of shape (J,)
         Labels (values of ``classes_``) of the test locations.
+    test_class_indices_ : ndarray of shape (J,)
+        Column indices of ``test_targets_`` in ``classes_``.
     classes_ : ndarray
     n_features_in_ : int
 
@@ -491,7 +496,7 @@ class UCME(_CalibrationErrorBase):
                                                self.n_test_locations, self.pos_label, rng)
         self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, rng)
         self.test_predictions_ = P
-        self._test_idx = ty
+        self.test_class_indices_ = ty
         self.test_targets_ = data.classes[ty]
         return self
 
@@ -511,7 +516,7 @@ class UCME(_CalibrationErrorBase):
         """
         _no_weights(sample_weight, type(self).__name__)
         data = self._validate(X, y)
-        return _kernel.ucme_value(data, self.kernel_, self.test_predictions_, self._test_idx,
+        return _kernel.ucme_value(data, self.kernel_, self.test_predictions_, self.test_class_indices_,
                                   chunk_size=self.chunk_size)
 
     def transform(self, X, y=None):
@@ -530,7 +535,7 @@ class UCME(_CalibrationErrorBase):
         """
         data = self._validate(X, y)
         _, contrib = _kernel.ucme_values(data, self.kernel_, self.test_predictions_,
-                                         self._test_idx, chunk_size=self.chunk_size)
+                                         self.test_class_indices_, chunk_size=self.chunk_size)
         return contrib[:, None]
 
 
@@ -538,5 +543,3 @@ def _no_weights(sample_weight, name):
     if sample_weight is not None:
         raise ValueError(f"{name} does not support sample_weight (kernel estimators are unweighted).")
 
-
-_ = check_scalar_param
