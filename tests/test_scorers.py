@@ -1,0 +1,135 @@
+"""Scorers in GridSearchCV, cross_validate (several at once) and cross_val_score."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skcalib import (
+    calibration_error,
+    get_scorer,
+    get_scorer_names,
+    make_calibration_scorer,
+    mmce,
+    skce,
+)
+from skcalib.kernels import GaussianKernel
+
+NAMED = ["neg_l1_calibration_error", "neg_l2_calibration_error",
+         "neg_l2_squared_calibration_error", "neg_max_calibration_error", "neg_skce", "neg_mmce",
+         "neg_ucme", "neg_skce_biased", "neg_expected_calibration_error"]
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    return X, names
+
+
+def _model():
+    return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_named_scorers_negate_the_metric(iris, name):
+    X, y = iris
+    model = _model().fit(X, y)
+    scorer = get_scorer(name)
+    P = model.predict_proba(X)
+    value = scorer(model, X, y)
+    direct = {
+        "neg_l1_calibration_error": lambda: calibration_error(y, P),
+        "neg_expected_calibration_error": lambda: calibration_error(y, P),
+        "neg_l2_calibration_error": lambda: calibration_error(y, P, norm="l2"),
+        "neg_l2_squared_calibration_error": lambda: calibration_error(y, P, norm="l2",
+                                                                      squared=True),
+        "neg_max_calibration_error": lambda: calibration_error(y, P, norm="max"),
+        "neg_skce": lambda: skce(y, P),
+        "neg_skce_biased": lambda: skce(y, P, estimator="biased"),
+        "neg_mmce": lambda: mmce(y, P),
+        "neg_ucme": None,
+    }[name]
+    if direct is not None:
+        assert_allclose(value, -direct(), rtol=1e-12)
+    assert name in get_scorer_names()
+
+
+def test_scorer_uses_estimator_classes_for_missing_labels(iris):
+    X, y = iris
+    model = _model().fit(X, y)
+    # a subset with only two of the three classes: labels come from model.classes_
+    mask = y != "setosa"
+    for name in NAMED:
+        assert np.isfinite(get_scorer(name)(model, X[mask], y[mask]))
+
+
+def test_cross_val_score_and_gridsearch(iris):
+    X, y = iris
+    cv = KFold(5, shuffle=True, random_state=0)
+    scores = cross_val_score(_model(), X, y, cv=cv, scoring=get_scorer("neg_skce"))
+    assert scores.shape == (5,) and np.all(np.isfinite(scores))
+    search = GridSearchCV(
+        _model(), {"logisticregression__C": [0.01, 1.0, 100.0]},
+        scoring=get_scorer("neg_l1_calibration_error"), cv=cv,
+    ).fit(X, y)
+    assert search.best_params_["logisticregression__C"] in (0.01, 1.0, 100.0)
+    # the best score is the negated mean ECE of the selected candidate
+    best = search.cv_results_["mean_test_score"][search.best_index_]
+    assert best == pytest.approx(search.best_score_) and best <= 0
+    # several scorers at once, with refit on one of them
+    search = GridSearchCV(
+        _model(), {"logisticregression__C": [0.1, 10.0]},
+        scoring={"ece": get_scorer("neg_l1_calibration_error"),
+                 "skce": make_calibration_scorer("skce", kernel=GaussianKernel(0.5)),
+                 "acc": "accuracy"},
+        refit="skce", cv=cv,
+    ).fit(X, y)
+    assert {"mean_test_ece", "mean_test_skce", "mean_test_acc"} <= set(search.cv_results_)
+
+
+def test_cross_validate_several_scorers_binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    cv = KFold(4, shuffle=True, random_state=0)
+    scoring = {name: get_scorer(name) for name in NAMED}
+    scoring["roc_auc"] = "roc_auc"
+    res = cross_validate(_model(), X, y, cv=cv, scoring=scoring)
+    for name in NAMED:
+        vals = res[f"test_{name}"]
+        assert vals.shape == (4,) and np.all(np.isfinite(vals))
+    assert np.all(res["test_neg_l1_calibration_error"] <= 0)
+    # same numbers as computing the metric by hand on each fold
+    for k, (tr, te) in enumerate(cv.split(X, y)):
+        m = _model().fit(X[tr], y[tr])
+        assert_allclose(res["test_neg_l1_calibration_error"][k],
+                        -calibration_error(y[te], m.predict_proba(X[te])), rtol=1e-12)
+
+
+def test_make_calibration_scorer_options(iris):
+    X, y = iris
+    model = _model().fit(X, y)
+    s = make_calibration_scorer("calibration_error", norm="max", mode="classwise")
+    P = model.predict_proba(X)
+    assert_allclose(s(model, X, y), -calibration_error(y, P, norm="max", mode="classwise"))
+    pos = make_calibration_scorer("calibration_error", greater_is_better=True)
+    assert pos(model, X, y) == -get_scorer("neg_l1_calibration_error")(model, X, y)
+    # sample weights reach metrics that support them
+    w = np.linspace(0.5, 2, len(y))
+    assert_allclose(s(model, X, y, sample_weight=w),
+                    -calibration_error(y, P, norm="max", mode="classwise", sample_weight=w))
+    with pytest.raises(ValueError, match="sample_weight"):
+        get_scorer("neg_skce")(model, X, y, sample_weight=w)
+    with pytest.raises(ValueError, match="metric"):
+        make_calibration_scorer("nope")
+    with pytest.raises(TypeError, match="unexpected"):
+        make_calibration_scorer("skce", n_bins=3)
+    with pytest.raises(TypeError, match="metric"):
+        make_calibration_scorer(3)
+    with pytest.raises(ValueError, match="not a valid scoring"):
+        get_scorer("neg_nonsense")
+    assert get_scorer("accuracy")(model, X, y) > 0.9
+    assert "make_calibration_scorer" in repr(s)
