@@ -68,16 +68,27 @@ def pairwise_distances(X, Y=None, *, metric="euclidean"):
 
 
 def _distances(X, Y, metric):
+    """Distance matrix. Euclidean distances use the BLAS expansion ``|x|^2 + |y|^2 - 2 x.y``; its
+    cancellation error (~eps * |x|^2) would become ~sqrt(eps) after the square root for nearly equal
+    rows, so those entries are recomputed from the differences."""
     if metric == "tv":
         D = np.zeros((X.shape[0], Y.shape[0]))
         for c in range(X.shape[1]):
-            D += np.abs(X[:, c, None] - Y[None, :, c])
+            diff = X[:, c, None] - Y[None, :, c]
+            D += np.abs(diff, out=diff)
         D *= 0.5
         return D
+    sx = np.einsum("ij,ij->i", X, X)
+    sy = np.einsum("ij,ij->i", Y, Y)
     G = X @ Y.T
     G *= -2.0
-    G += np.einsum("ij,ij->i", X, X)[:, None]
-    G += np.einsum("ij,ij->i", Y, Y)[None, :]
+    G += sx[:, None]
+    G += sy[None, :]
+    # Where cancellation dominates (d^2 tiny relative to the norms), recompute exactly.
+    ii, jj = np.nonzero(G < 1e-6 * (sx[:, None] + sy[None, :]))
+    if ii.size:
+        diff = X[ii] - Y[jj]
+        G[ii, jj] = np.einsum("ij,ij->i", diff, diff)
     np.maximum(G, 0.0, out=G)
     return np.sqrt(G, out=G)
 
@@ -405,20 +416,14 @@ class _PreparedStationary:
     def block(self, a, b, other=None):
         """Kernel values between rows ``a`` of self and rows ``b`` of ``other`` (default self)."""
         other = self if other is None else other
-        if self.metric == "euclidean":
-            # -d^2/2 = x.y - |x|^2/2 - |y|^2/2 on rows already divided by the length scale.
+        if self.metric == "euclidean" and self.profile == "gaussian":
+            # -d^2/2 = x.y - |x|^2/2 - |y|^2/2 on rows already divided by the length scale
+            # (BLAS). Rounding can leave it a hair above 0; exp then exceeds 1 by ~1e-16 at most.
             G = self.Xs[a] @ other.Xs[b].T
             G -= self.half_sq[a][:, None]
             G -= other.half_sq[b][None, :]
-            if self.profile == "gaussian":
-                # Rounding can leave -d^2/2 a hair above 0; exp then exceeds 1 by ~1e-16 at most.
-                return np.exp(G, out=G)
-            np.minimum(G, 0.0, out=G)
-            G *= -2.0
-            np.sqrt(G, out=G)
-            G *= -1.0
             return np.exp(G, out=G)
-        D = _distances(self.Xs[a], other.Xs[b], "tv")
+        D = _distances(self.Xs[a], other.Xs[b], self.metric)
         D *= -1.0
         return np.exp(D, out=D)
 
