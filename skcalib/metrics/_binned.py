@@ -87,7 +87,10 @@ def _cells_from_tuples(idx, n_bins):
         for c in range(d):
             code *= n_bins
             code += idx[:, c]
-        return code
+        if float(n_bins) ** d <= 4.0 * max(n, 1024):
+            return code
+        # Sparse grid (up to n_bins**d cells): number only the occupied cells.
+        return np.unique(code, return_inverse=True)[1].ravel()
     return np.unique(idx, axis=0, return_inverse=True)[1].ravel()
 
 
@@ -271,18 +274,17 @@ def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
         return float(np.dot(W, dist) / total), (dist[cells] if shares else None)
     sq = dist * dist
     if debias:
-        # Kumar et al. (2019): subtract the variance of the bin's label frequency,
-        # sum_c ybar_c (1 - ybar_c) * V2 / (V1^2 - V2) (= ybar(1-ybar)/(n_b - 1) unweighted);
-        # bins whose weights cannot estimate a variance (one sample) contribute 0.
-        W2 = W.copy() if w is None else np.bincount(cells, weights=w * w, minlength=n_cells)
-        denom = W * W - W2
-        ok = denom > 1e-12 * np.maximum(W * W, 1e-300)
+        # Kumar et al. (2019): subtract the estimated variance of the bin's outcome frequency,
+        # sum_c ybar_c (1 - ybar_c) / (n_b - 1). Sample weights are frequency weights
+        # (n_b = total weight of the bin, as if samples were repeated); bins with n_b <= 1 cannot
+        # estimate a variance and contribute 0.
+        ok = W > 1.0
         ybar = np.empty((n_cells, d))
         for c in range(d):
             wt = T[:, c] if w is None else T[:, c] * w
             ybar[:, c] = np.bincount(cells, weights=wt, minlength=n_cells) / safeW
         var = (ybar * (1.0 - ybar)).sum(axis=1)
-        corr = np.where(ok, var * W2 / np.where(ok, denom, 1.0), 0.0)
+        corr = np.where(ok, var / np.where(ok, W - 1.0, 1.0), 0.0)
         sq = np.where(ok, sq - corr, 0.0)
     return float(np.dot(W, sq) / total), (sq[cells] if shares else None)
 
@@ -371,8 +373,9 @@ def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, st
           mean prediction and its label frequencies;
         * ``"auto"``: ``"binary"`` for two classes, ``"top_label"`` otherwise.
     debias : bool, default=False
-        Subtract the estimated variance of each bin's outcome frequency from the squared gap
-        (Kumar et al. 2019; ``norm="l2"`` only). The squared result can be negative; with
+        Subtract the estimated variance of each bin's outcome frequency,
+        ``ybar (1 - ybar) / (n_b - 1)``, from the squared gap (Kumar et al. 2019; ``norm="l2"``
+        only; bins with ``n_b <= 1`` contribute 0; sample weights count as frequencies). The squared result can be negative; with
         ``squared=False`` a negative estimate is reported as 0.0 with a warning.
     labels : array-like, default=None
         All class labels (default: those present in ``y_true``).
