@@ -20,14 +20,7 @@ from .._validation import (
     check_option,
     check_scalar_param,
 )
-from ..kernels import (
-    ExponentialKernel,
-    GaussianKernel,
-    Kernel,
-    TensorProductKernel,
-    as_tensor_kernel,
-    class_gram,
-)
+from ..kernels import ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram
 
 _ESTIMATORS = ("unbiased", "biased", "block")
 
@@ -284,7 +277,7 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
     --------
     >>> from skcalib import mmce
     >>> round(mmce([0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3]), 6)
-    0.25
+    0.221182
     """
     check_option(estimator, "estimator", _ESTIMATORS)
     if not squared and estimator != "biased":
@@ -427,5 +420,3 @@ def resolve_test_locations(data, test_predictions, test_targets, n_test_location
         return draw_test_locations(n_test_locations, data.n_classes, random_state)
     return check_test_locations(test_predictions, test_targets, data, pos_label)
 
-
-_ = (Kernel, TensorProductKernel)
