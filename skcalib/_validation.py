@@ -64,11 +64,53 @@ def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
 
 def _to_1d(y, name):
     """Column-or-1d with a message that names the argument."""
+    if isinstance(y, (str, bytes, set, frozenset)):
+        raise TypeError(
+            f"{name} must be a one-dimensional array-like; got a {type(y).__name__}."
+        )
     try:
         arr = column_or_1d(y, warn=False)
-    except ValueError as exc:
-        raise ValueError(f"{name} must be one-dimensional; {exc}") from None
+    except ValueError:
+        shape = np.shape(y) if not isinstance(y, (list, tuple)) or _is_rectangular(y) else None
+        what = f"an array of shape {shape}" if shape is not None else "a ragged sequence"
+        raise ValueError(
+            f"{name} must be one-dimensional (shape (n_samples,)); got {what}."
+        ) from None
     return arr
+
+
+def _is_rectangular(seq):
+    try:
+        np.shape(seq)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_missing(v):
+    """None, NaN (float or numpy float), pandas.NA and pandas.NaT."""
+    if v is None:
+        return True
+    if isinstance(v, (float, np.floating)):
+        return v != v
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _check_no_missing(arr, name):
+    """``ValueError`` naming ``name`` if a label array contains None, NaN, pandas.NA or NaT."""
+    if arr.dtype.kind in "fc":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinity.")
+    elif arr.dtype.kind == "O":
+        # One pass over the types; the per-element test only runs if a suspect type occurs.
+        types = set(map(type, arr))
+        if any(t is type(None) or issubclass(t, (float, np.floating))
+               or t.__name__ in ("NAType", "NaTType") for t in types):
+            if any(_is_missing(v) for v in arr):
+                raise ValueError(f"{name} contains missing values (None, NaN or pandas.NA).")
+    elif arr.dtype.kind in "mM":
+        if np.any(np.isnat(arr)):
+            raise ValueError(f"{name} contains missing values (NaT).")
 
 
 def _check_finite_range(P, name, lo=0.0, hi=1.0):
@@ -84,6 +126,45 @@ def _check_finite_range(P, name, lo=0.0, hi=1.0):
     raise ValueError(
         f"{name} must contain probabilities in [{lo}, {hi}]; found values in [{mn:g}, {mx:g}]."
     )
+
+
+def _numpy_dtype(dtype):
+    """numpy dtype of a numpy or pandas (extension) dtype; None if it has none."""
+    dtype = getattr(dtype, "numpy_dtype", dtype)  # pandas nullable Float32/Float64/Int64 ...
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return None
+
+
+def _input_dtype(y_prob):
+    """The dtype the caller's probabilities come in (decides the row-sum tolerance).
+
+    numpy arrays and pandas Series: their dtype; DataFrames: the common dtype of their columns;
+    other array-likes (lists): the dtype numpy gives them. float64 when undecidable.
+    """
+    if hasattr(y_prob, "columns") and hasattr(y_prob, "dtypes"):
+        dts = [_numpy_dtype(d) for d in y_prob.dtypes]
+        if not dts or any(d is None for d in dts):
+            return np.dtype(np.float64)
+        try:
+            return np.result_type(*dts)
+        except TypeError:
+            return np.dtype(np.float64)
+    if hasattr(y_prob, "dtype"):
+        d = _numpy_dtype(y_prob.dtype)
+        return np.dtype(np.float64) if d is None else d
+    try:
+        return np.asarray(y_prob).dtype
+    except (TypeError, ValueError):  # ragged sequences: check_array reports them
+        return np.dtype(np.float64)
+
+
+def _read_only(a):
+    """A read-only view: nothing downstream can write into an array that came from the caller."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 def row_sum_tolerance(dtype):
@@ -113,11 +194,11 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
         raise ValueError(f"{name} must be non-negative.")
     if n_samples and not np.any(w > 0):
         raise ValueError(f"{name} must have a positive sum.")
-    return w
+    return _read_only(w)
 
 
-def _encode(y, classes):
-    """Indices of ``y`` in sorted ``classes``; ``ValueError`` naming y_true on unknown labels."""
+def _encode(y, classes, name="y_true"):
+    """Indices of ``y`` in sorted ``classes``; ``ValueError`` naming ``name`` on unknown labels."""
     if (
         y.dtype.kind in "iub"
         and classes.dtype.kind in "iub"
@@ -136,22 +217,37 @@ def _encode(y, classes):
                     return idx
             unknown = np.setdiff1d(np.unique(y), classes)
             raise ValueError(
-                f"y_true contains labels not in labels/classes {classes.tolist()}: "
+                f"{name} contains labels not in labels/classes {classes.tolist()}: "
                 f"{unknown[:10].tolist()}."
             )
-    idx = np.searchsorted(classes, y)
+    if (classes.dtype.kind in "US") != (y.dtype.kind in "US") and "O" not in (
+        classes.dtype.kind, y.dtype.kind
+    ):
+        # str against numbers: numpy cannot compare them; no label can match.
+        raise ValueError(
+            f"{name} contains labels not in labels/classes {classes.tolist()[:10]}: "
+            f"{np.unique(y)[:10].tolist()} (labels and {name} have incompatible types "
+            f"{classes.dtype} and {y.dtype})."
+        )
+    try:
+        idx = np.searchsorted(classes, y)
+    except TypeError:
+        raise ValueError(
+            f"{name} contains labels that cannot be compared with labels/classes "
+            f"{classes.tolist()[:10]}."
+        ) from None
     idx_c = np.minimum(idx, classes.size - 1)
     bad = classes[idx_c] != y
     if np.any(bad):
         unknown = np.unique(y[bad])
         raise ValueError(
-            f"y_true contains labels not in labels/classes {classes.tolist()}: "
+            f"{name} contains labels not in labels/classes {classes.tolist()}: "
             f"{unknown[:10].tolist()}."
         )
     return idx_c.astype(np.intp, copy=False)
 
 
-def _unique_labels(y):
+def _unique_labels(y, name="y_true"):
     if y.dtype.kind in "iub" and y.size:
         yi = y.astype(np.int64, copy=False)
         lo, hi = int(yi.min()), int(yi.max())
@@ -161,7 +257,7 @@ def _unique_labels(y):
     try:
         return np.unique(y)
     except TypeError:
-        raise ValueError("y_true contains labels of mixed types that cannot be sorted.") from None
+        raise ValueError(f"{name} contains labels of mixed types that cannot be sorted.") from None
 
 
 _BINARY_DEFAULTS = ({0, 1}, {-1, 1}, {False, True})
@@ -204,9 +300,62 @@ class ClassificationData:
         return R
 
 
+def _binary_classes_from_one_label(present, y, pos_label, prob_name, label_name):
+    """The two classes of a binary problem whose ``y_true`` holds one label only.
+
+    ``{0, 1}``, ``{-1, 1}`` and ``{False, True}`` are completed to the usual pairs; any other label
+    needs ``pos_label`` (the other class) or ``labels=``.
+    """
+    for default in _BINARY_DEFAULTS:
+        if present in default and (pos_label is None or pos_label in default):
+            return np.array(sorted(default), dtype=y.dtype if y.dtype.kind != "O" else object)
+    if pos_label is not None and pos_label != present:
+        try:
+            return np.array(sorted([present, pos_label]))
+        except TypeError:
+            raise ValueError(
+                f"pos_label={pos_label!r} cannot be compared with the label {present!r} of "
+                f"{label_name}."
+            ) from None
+    raise ValueError(
+        f"{label_name} contains a single label {present!r}; pass labels= (or pos_label=) "
+        f"to say which two classes {prob_name} refers to."
+    )
+
+
+def _pos_index(classes, pos_label):
+    matches = np.flatnonzero(classes == pos_label)
+    if matches.size != 1:
+        raise ValueError(f"pos_label={pos_label!r} is not one of the classes {classes.tolist()}.")
+    return int(matches[0])
+
+
+def _check_prob_array(y_prob, prob_name):
+    """float64 array (1-D or 2-D) of the probabilities; errors name ``prob_name``."""
+    if y_prob is None:
+        raise ValueError(f"{prob_name} must be given; got None.")
+    if isinstance(y_prob, (str, bytes, set, frozenset)):
+        raise TypeError(f"{prob_name} must be an array-like of probabilities; got a "
+                        f"{type(y_prob).__name__}.")
+    try:
+        P = check_array(
+            y_prob, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+            ensure_min_samples=0, input_name=prob_name,
+        )
+    except (TypeError, ValueError) as exc:
+        # First line only: some scikit-learn messages append the whole array.
+        msg = str(exc).strip().split("\n")[0]
+        if prob_name not in msg:
+            msg = f"{prob_name}: {msg}"
+        raise type(exc)(msg) from None
+    if P.ndim not in (1, 2):
+        raise ValueError(f"{prob_name} must be 1-D or 2-D; got an array of shape {P.shape}.")
+    return P
+
+
 def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=None,
                                    sample_weight=None, min_samples=1,
-                                   prob_name="y_prob"):
+                                   prob_name="y_prob", label_name="y_true"):
     """Validate ``(y_true, y_prob)`` and map the labels to columns.
 
     Parameters
@@ -216,61 +365,57 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
     y_prob : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, n_classes)
         Predicted probabilities. A single column is P(``pos_label``) of a binary problem.
     labels : array-like, default=None
-        All class labels. Default: the labels present in ``y_true``.
+        All class labels. Default: the labels present in ``y_true`` -- completed to a binary pair
+        (see below) when ``y_true`` holds a single label and ``y_prob`` is binary.
     pos_label : label, default=None
         Positive class of a single-column binary ``y_prob``; default: the greater of the two labels.
+        With two columns it only has to be one of the classes.
     sample_weight : array-like of shape (n_samples,), default=None
     min_samples : int, default=1
         Smallest accepted number of samples (2 for unbiased estimators).
     prob_name : str
         Name of the probability argument in error messages.
+    label_name : str
+        Name of the label argument in error messages (``"y"`` for estimators).
 
     Returns
     -------
     ClassificationData
+        ``probs`` and ``sample_weight`` are read-only (they may be views of the caller's arrays).
+
+    Notes
+    -----
+    A binary problem whose ``y_true`` holds one label only (a fold with one class) gets the classes
+    ``{0, 1}``, ``{-1, 1}`` or ``{False, True}`` that contain the label (and ``pos_label``), or
+    ``{label, pos_label}``; the same for one- and two-column ``y_prob``.
     """
-    if y_prob is None:
-        raise ValueError(f"{prob_name} must be given; got None.")
-    if hasattr(y_prob, "dtype") and not hasattr(y_prob, "columns"):
-        in_dtype = np.dtype(y_prob.dtype)
-    else:
-        in_dtype = np.asarray(y_prob).dtype if not hasattr(y_prob, "columns") else np.float64
-    try:
-        P = check_array(
-            y_prob, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
-            ensure_min_samples=0, input_name=prob_name,
-        )
-    except ValueError as exc:
-        msg = str(exc)
-        if prob_name not in msg:
-            msg = f"{prob_name}: {msg}"
-        raise ValueError(msg) from None
-    if P.ndim not in (1, 2):
-        raise ValueError(f"{prob_name} must be 1-D or 2-D; got an array of shape {P.shape}.")
-    y = _to_1d(y_true, "y_true") if y_true is not None else None
-    if y is None:
-        raise ValueError("y_true must be given; got None.")
+    in_dtype = _input_dtype(y_prob)
+    P = _check_prob_array(y_prob, prob_name)
+    if y_true is None:
+        raise ValueError(f"{label_name} must be given; got None.")
+    y = _to_1d(y_true, label_name)
     n = P.shape[0]
     if y.shape[0] != n:
         raise ValueError(
-            f"y_true and {prob_name} have inconsistent lengths: {y.shape[0]} and {n}."
+            f"{label_name} and {prob_name} have inconsistent lengths: {y.shape[0]} and {n}."
         )
     if n == 0:
-        raise ValueError(f"y_true and {prob_name} are empty; at least {min_samples} sample(s) needed.")
+        raise ValueError(
+            f"{label_name} and {prob_name} are empty; at least {min_samples} sample(s) needed."
+        )
     if n < min_samples:
         raise ValueError(
-            f"this estimator needs at least {min_samples} samples; got {n} in y_true and {prob_name}."
+            f"this estimator needs at least {min_samples} samples; got {n} in {label_name} and "
+            f"{prob_name}."
         )
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y_true contains NaN or infinity.")
-    if y.dtype.kind == "O" and any(v is None for v in y):
-        raise ValueError("y_true contains None.")
+    _check_no_missing(y, label_name)
     if P.ndim == 2 and P.shape[1] == 1:
         P = P[:, 0]
     _check_finite_range(P, prob_name)
 
     if labels is not None:
         lab = _to_1d(labels, "labels")
+        _check_no_missing(lab, "labels")
         try:
             classes = np.unique(lab)
         except TypeError:
@@ -280,67 +425,51 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
         if classes.size < 2:
             raise ValueError(f"labels must contain at least 2 classes; got {classes.tolist()}.")
     else:
-        classes = _unique_labels(y)
+        classes = _unique_labels(y, label_name)
+        if classes.size == 1 and (P.ndim == 1 or P.shape[1] == 2):
+            classes = _binary_classes_from_one_label(classes[0], y, pos_label, prob_name,
+                                                     label_name)
 
     if P.ndim == 1:
-        if classes.size == 1 and labels is None:
-            present = classes[0]
-            for default in _BINARY_DEFAULTS:
-                if present in default and (pos_label is None or pos_label in default):
-                    classes = np.array(sorted(default), dtype=y.dtype if y.dtype.kind != "O" else object)
-                    break
-            else:
-                if pos_label is not None and pos_label != present:
-                    classes = np.array(sorted([present, pos_label]))
-                else:
-                    raise ValueError(
-                        f"y_true contains a single label {present!r}; pass labels= (or pos_label=) "
-                        f"to say which two classes {prob_name} refers to."
-                    )
         if classes.size != 2:
             raise ValueError(
                 f"a one-column {prob_name} is a binary P(pos_label), but there are "
                 f"{classes.size} classes: {classes.tolist()[:10]}. Pass probabilities of shape "
                 f"(n_samples, n_classes) for multiclass problems."
             )
-        if pos_label is None:
-            pos_index = 1
-        else:
-            matches = np.flatnonzero(classes == pos_label)
-            if matches.size != 1:
-                raise ValueError(
-                    f"pos_label={pos_label!r} is not one of the classes {classes.tolist()}."
-                )
-            pos_index = int(matches[0])
+        pos_index = 1 if pos_label is None else _pos_index(classes, pos_label)
         P2 = np.empty((n, 2), dtype=np.float64)
         P2[:, pos_index] = P
         P2[:, 1 - pos_index] = 1.0 - P
         P = P2
     else:
-        if pos_label is not None and P.shape[1] > 2:
-            raise ValueError("pos_label is only meaningful for binary problems.")
         C = P.shape[1]
+        if pos_label is not None and C > 2:
+            raise ValueError("pos_label is only meaningful for binary problems.")
         if classes.size != C:
             if labels is None:
                 raise ValueError(
-                    f"y_true has {classes.size} distinct labels but {prob_name} has {C} columns; "
-                    f"pass labels= to list every class in column order."
+                    f"{label_name} has {classes.size} distinct labels but {prob_name} has {C} "
+                    f"columns; pass labels= to list every class in column order."
                 )
             raise ValueError(
                 f"labels has {classes.size} classes but {prob_name} has {C} columns."
             )
+        if pos_label is not None:
+            _pos_index(classes, pos_label)
         tol = row_sum_tolerance(in_dtype)
         dev = np.abs(P.sum(axis=1) - 1.0)
         worst = dev.max()
         if not worst <= tol:
             i = int(np.argmax(dev))
+            shown = in_dtype if np.issubdtype(in_dtype, np.floating) else np.dtype(np.float64)
             raise ValueError(
-                f"rows of {prob_name} must sum to 1 (tolerance {tol:.2g} for {in_dtype} input); "
+                f"rows of {prob_name} must sum to 1 (tolerance {tol:.2g} for {shown} input); "
                 f"row {i} sums to {P[i].sum():.17g}."
             )
-    yi = _encode(y, classes)
+    yi = _encode(y, classes, label_name)
     w = check_sample_weight(sample_weight, n)
-    return ClassificationData(yi, P, classes, w)
+    return ClassificationData(yi, _read_only(P), classes, w)
 
 
 def check_2d_features(X, name, *, min_samples=1):
