@@ -407,8 +407,13 @@ class _PreparedStationary:
         self.profile = profile
         self.length_scale = length_scale
         self.Xs = np.ascontiguousarray(X / length_scale, dtype=np.float64)
-        if metric == "euclidean":
-            self.half_sq = 0.5 * np.einsum("ij,ij->i", self.Xs, self.Xs)
+        if metric == "euclidean" and profile == "gaussian":
+            # Augmented rows fold the norms into one matrix product:
+            # [x, -|x|^2/2, -1] . [y, 1, |y|^2/2] = x.y - |x|^2/2 - |y|^2/2 = -d^2/2.
+            half_sq = 0.5 * np.einsum("ij,ij->i", self.Xs, self.Xs)
+            ones = np.ones_like(half_sq)
+            self.left = np.column_stack([self.Xs, -half_sq, -ones])
+            self.right = np.column_stack([self.Xs, ones, half_sq])
 
     def like(self, Y):
         return _PreparedStationary(Y, self.length_scale, self.metric, self.profile)
@@ -417,11 +422,9 @@ class _PreparedStationary:
         """Kernel values between rows ``a`` of self and rows ``b`` of ``other`` (default self)."""
         other = self if other is None else other
         if self.metric == "euclidean" and self.profile == "gaussian":
-            # -d^2/2 = x.y - |x|^2/2 - |y|^2/2 on rows already divided by the length scale
-            # (BLAS). Rounding can leave it a hair above 0; exp then exceeds 1 by ~1e-16 at most.
-            G = self.Xs[a] @ other.Xs[b].T
-            G -= self.half_sq[a][:, None]
-            G -= other.half_sq[b][None, :]
+            # -d^2/2 in one BLAS product of the augmented rows (divided by the length scale).
+            # Rounding can leave it a hair above 0; exp then exceeds 1 by ~1e-16 at most.
+            G = self.left[a] @ other.right[b].T
             return np.exp(G, out=G)
         D = _distances(self.Xs[a], other.Xs[b], self.metric)
         D *= -1.0

@@ -51,10 +51,11 @@ class ResidualTerm:
     def block_sum(self, a, b, diagonal_tile):
         """Sum of ``block(a, b)`` in one pass (``vdot``); strict upper triangle on the diagonal."""
         K = self.prepared.block(a, b)
-        G = self.R[a] @ self.RK[b].T
-        s = float(np.vdot(K, G))
+        # sum_ij K_ij <R_i, RK_j> = <R[a], K @ RK[b]>: no second tile is formed.
+        s = float(np.vdot(self.R[a], K @ self.RK[b]))
         if diagonal_tile:
-            s = 0.5 * (s - float(np.dot(np.diagonal(K), np.diagonal(G))))
+            diag = np.einsum("ij,ij->i", self.R[a], self.RK[a])
+            s = 0.5 * (s - float(np.dot(np.diagonal(K), diag)))
         return s
 
     def pairs(self, i, j):
