@@ -490,3 +490,21 @@ def check_2d_features(X, name, *, min_samples=1):
 __all__ += ["check_2d_features", "row_sum_tolerance"]
 # Silence an unused-import linter: check_consistent_length is part of the helper surface.
 _ = check_consistent_length
+
+
+def check_rng(random_state):
+    """A ``numpy.random.Generator`` from None, an int, a Generator or a RandomState.
+
+    A ``RandomState`` is used to seed a new Generator (advancing the RandomState), so that passing
+    the same RandomState twice gives different draws, as scikit-learn users expect.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**32, dtype=np.uint64))
+    if random_state is None or (isinstance(random_state, (int, np.integer))
+                                and not isinstance(random_state, bool)):
+        return np.random.default_rng(random_state)
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState; got {random_state!r}."
+    )

@@ -147,7 +147,7 @@ def test_functions_and_estimators_agree_on_the_fitting_sample():
                         skce(y, P, estimator=est_name), rtol=1e-12)
     assert_allclose(MMCE().fit(P, y).error(P, y), mmce(y, P), rtol=1e-12)
     assert_allclose(UCME(random_state=3).fit(P, y).error(P, y),
-                    ucme(y, P, random_state=np.random.RandomState(3)), rtol=1e-12)
+                    ucme(y, P, random_state=3), rtol=1e-12)
 
 
 def test_fit_learns_data_dependent_parts():

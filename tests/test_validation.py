@@ -207,9 +207,6 @@ def test_estimator_score_rejects_unseen_label_and_wrong_width(est):
         fitted.score(np.column_stack([P3, np.zeros(N)]), Y3)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "estimators pass no label_name to check_labels_and_probabilities: messages about the labels "
-    "say 'y_true' although the argument of fit/score is 'y'"))
 @pytest.mark.parametrize("est", list(ESTIMATORS))
 def test_estimator_messages_name_y(est):
     fitted = ESTIMATORS[est]().fit(P3, Y3)
@@ -486,9 +483,6 @@ def test_ucme_test_locations_validated():
         ucme(Y3, P3, test_predictions=np.full((3, 2), 0.5), test_targets=[0, 1, 2])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ucme/UCME validate test_targets with check_labels_and_probabilities without "
-    "label_name='test_targets', so the messages name y_true"))
 def test_ucme_test_targets_named_in_messages():
     with pytest.raises(ValueError, match=r"test_targets"):
         ucme(Y3, P3, test_predictions=P3[:3], test_targets=[0, 1, 7])
@@ -676,9 +670,6 @@ def test_single_label_completed_with_pos_label():
     assert skce(y, np.column_stack([1 - PB, PB]), pos_label="b") == pytest.approx(ref, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "random_state is documented as 'None, int or Generator', but ucme/UCME draw test locations "
-    "with sklearn.utils.check_random_state, which rejects numpy Generators"))
 def test_ucme_accepts_generator_random_state():
     a = ucme(Y3, P3, random_state=np.random.default_rng(0))
     b = UCME(random_state=np.random.default_rng(0)).fit(P3, Y3).score(P3, Y3)

@@ -17,8 +17,10 @@ mode              problems                               distance between bin me
 Bin-edge conventions (documented and tested): bins are right-closed, ``(b_{k-1}, b_k]``, and the
 first bin also contains its left edge, so ``p = 0`` falls in the first bin and ``p = 1`` in the last
 bin -- never in an extra bin. For ``strategy="uniform"`` a value ``p`` goes to the 0-based bin
-``max(ceil(n_bins * p), 1) - 1`` of each coordinate (the rule of CalibrationErrors.jl); canonical cells
-are tuples of per-coordinate bins (never their product).
+``max(ceil(n_bins * p), 1) - 1`` of each coordinate (the rule of CalibrationErrors.jl), except where
+the floating-point product ``n_bins * p`` rounds across an edge (``25 * 0.28 = 7.000000000000001``):
+there the comparison with the edge ``k / n_bins`` itself decides, so that the bins are exactly
+right-closed. Canonical cells are tuples of per-coordinate bins (never their product).
 """
 
 import heapq
@@ -53,9 +55,16 @@ class UniformBinning:
     def assign(self, Q):
         nb = self.n_bins
         idx = np.ceil(Q * nb)
-        np.maximum(idx, 1.0, out=idx)
         idx -= 1.0
-        np.minimum(idx, nb - 1.0, out=idx)  # only reached by values above 1 (validated away)
+        np.clip(idx, 0.0, nb - 1.0, out=idx)
+        # ceil(nb * p) can round across an edge (25 * 0.28 = 7.000000000000001): settle values
+        # near an edge by comparing with the edge k / nb itself, so bins are exactly (k-1, k] / nb.
+        lower = idx / nb
+        down = (Q <= lower) & (idx > 0)
+        up = (Q > (idx + 1.0) / nb) & (idx < nb - 1)
+        if down.any() or up.any():
+            idx -= down
+            idx += up
         return _cells_from_tuples(idx.astype(np.int64), nb)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_labels_and_probabilities, check_option
+from .._validation import check_labels_and_probabilities, check_option, check_rng
 from . import _binned, _kernel
 
 
@@ -38,7 +38,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
             )
         data = check_labels_and_probabilities(
             y, X, labels=self.labels, pos_label=self.pos_label, min_samples=self._min_samples,
-            prob_name="X",
+            prob_name="X", label_name="y",
         )
         self.classes_ = data.classes
         self.n_features_in_ = _n_columns(X)
@@ -56,7 +56,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
             )
         return check_labels_and_probabilities(
             y, X, labels=self.classes_, pos_label=self.pos_label, sample_weight=sample_weight,
-            min_samples=max(min_samples, self._min_samples), prob_name="X",
+            min_samples=max(min_samples, self._min_samples), prob_name="X", label_name="y",
         )
 
     def score(self, X, y, sample_weight=None):
@@ -489,9 +489,7 @@ class UCME(_CalibrationErrorBase):
         self
         """
         data = self._validate_fit(X, y)
-        from sklearn.utils import check_random_state
-
-        rng = check_random_state(self.random_state)
+        rng = check_rng(self.random_state)
         P, ty = _kernel.resolve_test_locations(data, self.test_predictions, self.test_targets,
                                                self.n_test_locations, self.pos_label, rng)
         self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, rng)

@@ -12,11 +12,11 @@ All three are thin definitions on the pairwise engine (:mod:`skcalib._pairwise`)
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .. import _pairwise
 from .._validation import (
     check_labels_and_probabilities,
+    check_rng,
     check_option,
     check_scalar_param,
 )
@@ -300,9 +300,9 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
 
 def draw_test_locations(n_locations, n_classes, random_state=None):
     """Random test locations: predictions from Dirichlet(1, ..., 1), class indices uniform."""
-    rng = check_random_state(random_state)
+    rng = check_rng(random_state)
     P = rng.dirichlet(np.ones(n_classes), size=n_locations)
-    y = rng.randint(n_classes, size=n_locations)
+    y = rng.integers(n_classes, size=n_locations)
     return P, y
 
 
@@ -312,7 +312,7 @@ def check_test_locations(test_predictions, test_targets, data, pos_label=None):
         raise ValueError("test_predictions and test_targets must be given together.")
     tdata = check_labels_and_probabilities(
         test_targets, test_predictions, labels=data.classes, pos_label=pos_label,
-        prob_name="test_predictions",
+        prob_name="test_predictions", label_name="test_targets",
     )
     return tdata.probs, tdata.y
 
