@@ -56,19 +56,3 @@ html_theme_options = {
     "description": "Calibration of probabilistic models, the scikit-learn way.",
     "fixed_sidebar": True,
 }
-
-
-# -- members whose inherited docstring would be wrong -------------------------------------------
-# TensorProductKernel.__call__ has no docstring of its own and only raises a TypeError (the kernel
-# acts on (prediction, target) pairs); autodoc would show Kernel.__call__'s "Gram matrix" text.
-_SKIP_MEMBERS = {"TensorProductKernel.__call__"}
-
-
-def _skip_member(app, what, name, obj, skip, options):
-    if getattr(obj, "__qualname__", None) in _SKIP_MEMBERS:
-        return True
-    return None
-
-
-def setup(app):
-    app.connect("autodoc-skip-member", _skip_member)

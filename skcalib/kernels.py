@@ -305,6 +305,18 @@ class DeltaKernel(Kernel):
         pass
 
     def __call__(self, X, Y=None):
+        """Gram matrix ``1{X[i] == Y[j]}`` (rows compared as wholes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_x,) or (n_x, n_features)
+        Y : array-like of shape (n_y,) or (n_y, n_features), default=None
+            Defaults to ``X``.
+
+        Returns
+        -------
+        ndarray of shape (n_x, n_y)
+        """
         X = np.asarray(X)
         Y = X if Y is None else np.asarray(Y)
         X = X.reshape(X.shape[0], -1)
@@ -316,6 +328,7 @@ class DeltaKernel(Kernel):
         return np.eye(n_classes)
 
     def resolve(self, X, random_state=None):
+        """The delta kernel has no data-dependent parameters: return ``self``."""
         return self
 
 
@@ -345,6 +358,19 @@ class TensorProductKernel(Kernel):
         return DeltaKernel() if self.target_kernel is None else self.target_kernel
 
     def resolve(self, X, random_state=None):
+        """Return a copy whose prediction kernel has numeric parameters (median heuristic on ``X``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Predictions.
+        random_state : None, int or Generator
+            Subsampling of the median heuristic.
+
+        Returns
+        -------
+        TensorProductKernel
+        """
         if not isinstance(self.pred_kernel, Kernel):
             raise TypeError(f"pred_kernel must be a skcalib kernel; got {self.pred_kernel!r}.")
         pk = self.pred_kernel.resolve(X, random_state=random_state)
@@ -353,6 +379,13 @@ class TensorProductKernel(Kernel):
         return TensorProductKernel(pk, self.target_kernel)
 
     def __call__(self, X, Y=None):
+        """Not available: a tensor product acts on (prediction, target) pairs.
+
+        Raises
+        ------
+        TypeError
+            Always; evaluate ``pred_kernel`` and ``target_kernel`` separately.
+        """
         raise TypeError(
             "a TensorProductKernel acts on (prediction, target) pairs; call its pred_kernel and "
             "target_kernel separately."

@@ -97,14 +97,25 @@ class CalibrationError(_CalibrationErrorBase):
     Parameters
     ----------
     norm : {"l1", "l2", "max"}, default="l1"
+        ECE, L2 calibration error or MCE.
     squared : bool, default=False
+        Report the squared L2 error (``norm="l2"`` only).
     n_bins : int, default=15
+        Bins per coordinate (``"uniform"``, ``"quantile"``) or the largest number of bins
+        (``"median_variance"``).
     strategy : {"uniform", "quantile", "median_variance"}, default="uniform"
+        Equal-width, equal-mass (edges learned in ``fit``) or median-variance bins (learned in
+        ``fit``).
     mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
+        Which calibration notion; see :func:`skcalib.calibration_error`.
     debias : bool, default=False
+        Kumar et al.'s debiased squared L2 error (``norm="l2"`` only).
     labels : array-like, default=None
+        All class labels (default: those present in ``y`` at ``fit``).
     pos_label : label, default=None
+        Positive class of a one-column binary ``X`` and of ``mode="binary"``.
     min_bin_size : int, default=1
+        Smallest bin of ``strategy="median_variance"``.
 
     Attributes
     ----------
@@ -434,12 +445,23 @@ class UCME(_CalibrationErrorBase):
     Parameters
     ----------
     kernel : Kernel or TensorProductKernel, default=None
-    test_predictions : array-like of shape (J, n_classes), default=None
+        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``.
+    test_predictions : array-like of shape (J, n_classes) or (J,), default=None
+        Predictions of the test locations (same encoding as ``X``).
     test_targets : array-like of shape (J,), default=None
+        Labels of the test locations. If both are None, ``n_test_locations`` locations are drawn
+        in ``fit``: predictions from the uniform Dirichlet distribution, labels uniformly.
     n_test_locations : int, default=10
-    labels, pos_label : see :class:`SKCE`
-    random_state : None, int or Generator, default=None
+        Number of drawn test locations.
+    labels : array-like, default=None
+        All class labels (default: those present in ``y`` at ``fit``).
+    pos_label : label, default=None
+        Positive class of a one-column binary ``X``.
+    random_state : None, int, Generator or RandomState, default=None
+        Draws the test locations; also subsamples the median heuristic (None: a deterministic
+        subsample).
     chunk_size : int, default=None
+        Rows per chunk (memory ``O(chunk_size * J)``).
 
     Attributes
     ----------
@@ -492,7 +514,8 @@ class UCME(_CalibrationErrorBase):
         rng = check_rng(self.random_state)
         P, ty = _kernel.resolve_test_locations(data, self.test_predictions, self.test_targets,
                                                self.n_test_locations, self.pos_label, rng)
-        self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, rng)
+        # As in skcalib.ucme: the median heuristic gets random_state itself (None: deterministic).
+        self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
         self.test_predictions_ = P
         self.test_class_indices_ = ty
         self.test_targets_ = data.classes[ty]
