@@ -205,3 +205,16 @@ def test_mmce_squared_rules():
         MMCE(estimator="unbiased").fit(P, y)
     sq = MMCE(estimator="unbiased", squared=True).fit(P, y).error(P, y)
     assert_allclose(sq, mmce(y, P, estimator="unbiased", squared=True), rtol=1e-12)
+
+
+def test_ucme_estimator_equals_function_beyond_median_subsample():
+    # more predictions than the median heuristic's max_samples (1000): same draws in both
+    P, y = _data(1300, 3, 9)
+    for rs in [0, None]:
+        est = UCME(random_state=rs, test_predictions=None)
+        if rs is None:
+            est.set_params(test_predictions=P[:5], test_targets=y[:5])
+            expected = ucme(y, P, test_predictions=P[:5], test_targets=y[:5])
+        else:
+            expected = ucme(y, P, random_state=rs)
+        assert_allclose(est.fit(P, y).error(P, y), expected, rtol=1e-12)
