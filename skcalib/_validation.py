@@ -76,6 +76,13 @@ def _to_1d(y, name):
         raise ValueError(
             f"{name} must be one-dimensional (shape (n_samples,)); got {what}."
         ) from None
+    if isinstance(y, (list, tuple)) and arr.dtype.kind in "US":
+        # numpy silently turns [0, 1, "2"] into strings; refuse instead of guessing.
+        values = np.asarray(y, dtype=object).ravel()
+        if not all(isinstance(v, (str, bytes)) for v in values):
+            raise ValueError(
+                f"{name} mixes strings with other types (e.g. numbers); use one type of label."
+            )
     return arr
 
 
@@ -199,11 +206,7 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
 
 def _encode(y, classes, name="y_true"):
     """Indices of ``y`` in sorted ``classes``; ``ValueError`` naming ``name`` on unknown labels."""
-    if (
-        y.dtype.kind in "iub"
-        and classes.dtype.kind in "iub"
-        and classes.size
-    ):
+    if _int64_safe(y.dtype) and _int64_safe(classes.dtype) and classes.size:
         # Fast path for integer labels: an O(n) lookup table instead of a sort.
         lo, hi = int(classes[0]), int(classes[-1])
         if hi - lo < 4 * max(y.size, 1024):
@@ -247,8 +250,13 @@ def _encode(y, classes, name="y_true"):
     return idx_c.astype(np.intp, copy=False)
 
 
+def _int64_safe(dtype):
+    """Integer/bool dtypes whose values all fit int64 (not uint64): the lookup-table fast paths."""
+    return dtype.kind in "iub" and np.can_cast(dtype, np.int64)
+
+
 def _unique_labels(y, name="y_true"):
-    if y.dtype.kind in "iub" and y.size:
+    if _int64_safe(y.dtype) and y.size:
         yi = y.astype(np.int64, copy=False)
         lo, hi = int(yi.min()), int(yi.max())
         if hi - lo < 4 * max(y.size, 1024):

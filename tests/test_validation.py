@@ -122,6 +122,10 @@ BAD_CASES = [
     ("y_2d", np.column_stack([Y3, Y3]), P3, {}, ValueError, r"{y} must be one-dimensional"),
     ("y_mixed_types", np.array([0, "a"] * (N // 2), dtype=object), np.column_stack([1 - PB, PB]),
      {}, ValueError, r"{y} contains labels of mixed types"),
+    ("y_list_numbers_and_strings", [0, "1"] * (N // 2), np.column_stack([1 - PB, PB]), {},
+     ValueError, r"{y} mixes strings with other types"),
+    ("labels_list_numbers_and_strings", YB, np.column_stack([1 - PB, PB]), {"labels": [0, "1"]},
+     ValueError, r"labels mixes strings with other types"),
     ("P_3d", Y3, P3[:, :, None], {}, ValueError, r"{p}"),
     ("P_not_numeric", YB[:2], ["a", "b"], {}, ValueError, r"{p}"),
     ("P_ragged", YB[:2], [[0.5, 0.5], [1.0]], {}, ValueError, r"{p}"),
@@ -777,6 +781,16 @@ def test_pandas_inputs_are_never_modified(call_id, fn):
     pd.testing.assert_frame_equal(P, P0)
     pd.testing.assert_series_equal(y, y0)
     pd.testing.assert_series_equal(w, w0)
+
+
+def test_uint64_labels_beyond_int64():
+    big = np.array([2**63, 2**63 + 1], dtype=np.uint64)
+    y = big[YB]
+    ref = skce(YB, PB)
+    assert skce(y, PB) == pytest.approx(ref, rel=1e-12)
+    assert skce(y, PB, labels=big) == pytest.approx(ref, rel=1e-12)
+    with pytest.raises(ValueError, match=r"y_true contains labels not in"):
+        skce(y, PB, labels=np.array([2**63, 5], dtype=np.uint64))
 
 
 def test_validated_arrays_are_read_only():
