@@ -440,13 +440,17 @@ class _PreparedStationary:
         self.profile = profile
         self.length_scale = length_scale
         self.Xs = np.ascontiguousarray(X / length_scale, dtype=np.float64)
-        if metric == "euclidean" and profile == "gaussian":
-            # Augmented rows fold the norms into one matrix product:
-            # [x, -|x|^2/2, -1] . [y, 1, |y|^2/2] = x.y - |x|^2/2 - |y|^2/2 = -d^2/2.
+        self._augmented = None
+
+    def augmented(self):
+        """Rows that fold the norms into one matrix product (built on first use; the linear
+        estimator never needs them): ``[x, -|x|^2/2, -1] . [y, 1, |y|^2/2] = -d^2/2``."""
+        if self._augmented is None:
             half_sq = 0.5 * np.einsum("ij,ij->i", self.Xs, self.Xs)
             ones = np.ones_like(half_sq)
-            self.left = np.column_stack([self.Xs, -half_sq, -ones])
-            self.right = np.column_stack([self.Xs, ones, half_sq])
+            self._augmented = (np.column_stack([self.Xs, -half_sq, -ones]),
+                               np.column_stack([self.Xs, ones, half_sq]))
+        return self._augmented
 
     def like(self, Y):
         return _PreparedStationary(Y, self.length_scale, self.metric, self.profile)
@@ -457,7 +461,7 @@ class _PreparedStationary:
         if self.metric == "euclidean" and self.profile == "gaussian":
             # -d^2/2 in one BLAS product of the augmented rows (divided by the length scale).
             # Rounding can leave it a hair above 0; exp then exceeds 1 by ~1e-16 at most.
-            G = self.left[a] @ other.right[b].T
+            G = self.augmented()[0][a] @ other.augmented()[1][b].T
             return np.exp(G, out=G)
         D = _distances(self.Xs[a], other.Xs[b], self.metric)
         D *= -1.0
