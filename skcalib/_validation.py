@@ -18,7 +18,7 @@ Conventions
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import check_array, check_consistent_length, column_or_1d
+from sklearn.utils import check_array, column_or_1d
 
 __all__ = [
     "check_labels_and_probabilities",
@@ -331,7 +331,10 @@ def _binary_classes_from_one_label(present, y, pos_label, prob_name, label_name)
     )
 
 
-def _pos_index(classes, pos_label):
+def pos_index(classes, pos_label):
+    """Column of ``pos_label`` in ``classes`` (the greater label, column 1, if None)."""
+    if pos_label is None:
+        return 1
     matches = np.flatnonzero(classes == pos_label)
     if matches.size != 1:
         raise ValueError(f"pos_label={pos_label!r} is not one of the classes {classes.tolist()}.")
@@ -445,10 +448,10 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
                 f"{classes.size} classes: {classes.tolist()[:10]}. Pass probabilities of shape "
                 f"(n_samples, n_classes) for multiclass problems."
             )
-        pos_index = 1 if pos_label is None else _pos_index(classes, pos_label)
+        pos = pos_index(classes, pos_label)
         P2 = np.empty((n, 2), dtype=np.float64)
-        P2[:, pos_index] = P
-        P2[:, 1 - pos_index] = 1.0 - P
+        P2[:, pos] = P
+        P2[:, 1 - pos] = 1.0 - P
         P = P2
     else:
         C = P.shape[1]
@@ -464,7 +467,7 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
                 f"labels has {classes.size} classes but {prob_name} has {C} columns."
             )
         if pos_label is not None:
-            _pos_index(classes, pos_label)
+            pos_index(classes, pos_label)
         tol = row_sum_tolerance(in_dtype)
         dev = np.abs(P.sum(axis=1) - 1.0)
         worst = dev.max()
@@ -496,8 +499,6 @@ def check_2d_features(X, name, *, min_samples=1):
 
 
 __all__ += ["check_2d_features", "row_sum_tolerance"]
-# Silence an unused-import linter: check_consistent_length is part of the helper surface.
-_ = check_consistent_length
 
 
 def check_rng(random_state):

@@ -166,16 +166,13 @@ class Kernel(BaseEstimator):
         """Gram matrix ``k(X[i], Y[j])`` (small inputs; the engine works in tiles)."""
         X = check_2d_features(X, "X")
         Y = X if Y is None else check_2d_features(Y, "Y")
-        prep = self._resolved(X)._prepare(X)
+        prep = self.resolve(X)._prepare(X)
         prepY = prep if Y is X else prep.like(Y)
         return prep.block(slice(None), slice(None), prepY)
 
     def resolve(self, X, random_state=None):  # pragma: no cover - overridden
         """Return a copy with data-dependent parameters (``"median"``) computed on ``X``."""
         return self
-
-    def _resolved(self, X):
-        return self.resolve(X)
 
     def __mul__(self, other):
         raise TypeError("use skcalib.kernels.tensor(k_pred, k_target) for tensor products")
@@ -478,7 +475,4 @@ class _PreparedStationary:
         n = np.arange(self.Xs.shape[0])[a].size
         return np.ones(n)
 
-
-def is_kernel(obj):
-    return isinstance(obj, Kernel)
 

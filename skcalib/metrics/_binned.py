@@ -31,6 +31,7 @@ import numpy as np
 from .._validation import (
     check_labels_and_probabilities,
     check_option,
+    pos_index,
     check_scalar_param,
 )
 
@@ -223,21 +224,12 @@ def resolve_mode(mode, n_classes):
     return mode
 
 
-def pos_index(data, pos_label):
-    if pos_label is None:
-        return 1
-    m = np.flatnonzero(data.classes == pos_label)
-    if m.size != 1:
-        raise ValueError(f"pos_label={pos_label!r} is not one of the classes {data.classes.tolist()}.")
-    return int(m[0])
-
-
 def make_problems(data, mode, pos_label=None):
     """The (Q, T) pairs of a mode, as float64 arrays of shape (n, d)."""
     P, y = data.probs, data.y
     n = data.n_samples
     if mode == "binary":
-        k = pos_index(data, pos_label)
+        k = pos_index(data.classes, pos_label)
         return [(P[:, k:k + 1], (y == k).astype(np.float64)[:, None])]
     if mode == "top_label":
         pred = P.argmax(axis=1)

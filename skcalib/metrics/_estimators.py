@@ -408,8 +408,7 @@ class MMCE(_KernelErrorBase):
         self
         """
         check_option(self.estimator, "estimator", _kernel._ESTIMATORS)
-        if not self.squared and self.estimator != "biased":
-            _kernel.finish_squared(0.0, self.squared, self.estimator, "MMCE")
+        _kernel.check_squared(self.squared, self.estimator, "MMCE")
         k = _kernel.check_mmce_kernel(self.kernel)
         data = self._validate_fit(X, y)
         self.kernel_ = k.resolve(data.probs.max(axis=1)[:, None], random_state=self.random_state)

@@ -235,16 +235,19 @@ def check_mmce_kernel(kernel):
     return kernel
 
 
-def finish_squared(value, squared, estimator, name):
-    """Return ``value`` or its square root; refuse roots of estimates that may be negative."""
-    if squared:
-        return value
-    if estimator != "biased":
+def check_squared(squared, estimator, name):
+    """Refuse ``squared=False`` for estimators whose estimates may be negative."""
+    if not squared and estimator != "biased":
         raise ValueError(
             f"squared=False is only available with estimator='biased': {name} estimates of the "
             f"{estimator} estimator can be negative and are never square-rooted silently."
         )
-    return float(np.sqrt(max(value, 0.0)))
+
+
+def finish_squared(value, squared, estimator, name):
+    """Return ``value`` or its square root (biased estimates only, which are >= 0)."""
+    check_squared(squared, estimator, name)
+    return value if squared else float(np.sqrt(max(value, 0.0)))
 
 
 def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, block_size=2,
@@ -281,8 +284,7 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
     0.221182
     """
     check_option(estimator, "estimator", _ESTIMATORS)
-    if not squared and estimator != "biased":
-        finish_squared(0.0, squared, estimator, "MMCE")
+    check_squared(squared, estimator, "MMCE")
     k = check_mmce_kernel(kernel)
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           min_samples=_min_samples(estimator), prob_name="y_pred")
