@@ -399,7 +399,22 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
     A binary problem whose ``y_true`` holds one label only (a fold with one class) gets the classes
     ``{0, 1}``, ``{-1, 1}`` or ``{False, True}`` that contain the label (and ``pos_label``), or
     ``{label, pos_label}``; the same for one- and two-column ``y_prob``.
+
+    A :class:`skcalib.distributions.Categorical` is accepted for ``y_prob``: its probabilities are
+    used and its ``classes`` are the default ``labels``. Other distribution objects raise a
+    ``TypeError`` (they are predictions of regressors).
     """
+    from .distributions import Categorical, is_distribution
+
+    if isinstance(y_prob, Categorical):
+        if labels is None:
+            labels = y_prob.classes
+        y_prob = y_prob.probs
+    elif is_distribution(y_prob):
+        raise TypeError(
+            f"{prob_name} is a {type(y_prob).__name__} distribution; this metric needs predicted "
+            "class probabilities (the kernel errors skce and ucme accept predictive distributions)."
+        )
     in_dtype = _input_dtype(y_prob)
     P = _check_prob_array(y_prob, prob_name)
     if y_true is None:

@@ -20,7 +20,9 @@ from .._validation import (
     check_option,
     check_scalar_param,
 )
+from ..distributions import Categorical, is_distribution
 from ..kernels import ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram
+from . import _distribution
 
 _ESTIMATORS = ("unbiased", "biased", "block")
 
@@ -139,26 +141,42 @@ def _min_samples(estimator):
     return 1 if estimator == "biased" else 2
 
 
-def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, labels=None,
-         pos_label=None, random_state=None, chunk_size=None, n_jobs=None):
-    """Squared kernel calibration error (SKCE) of a probabilistic classifier.
+def is_regression_prediction(y_pred):
+    """True for predictive distributions of real targets (not :class:`Categorical`)."""
+    return is_distribution(y_pred) and not isinstance(y_pred, Categorical)
 
-    ``SKCE = E[(e_Y - p(X))^T k(p(X), p(X')) (e_Y' - p(X'))]`` for the matrix-valued kernel
-    ``k = k_pred ⊗ k_target`` (Widmann et al. 2019, 2021). It is zero if and only if the model is
-    (strongly) calibrated, for a universal ``k_pred`` and the delta target kernel.
+
+def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, labels=None,
+         pos_label=None, random_state=None, n_mc_samples=100, chunk_size=None, n_jobs=None):
+    """Squared kernel calibration error (SKCE) of a classifier or of predictive distributions.
+
+    ``SKCE = ||E k(., (P_X, Y)) - E k(., (P_X, Z_X))||^2`` with ``Z_X ~ P_X``: the squared MMD
+    between the laws of (prediction, target) and (prediction, target drawn from the prediction),
+    for a tensor-product kernel ``k = k_pred ⊗ k_target`` (Widmann et al. 2019, 2021). It is zero
+    if the model is calibrated, and only then for a characteristic kernel. For classification it
+    is ``E[(e_Y - p(X))^T k_pred(p(X), p(X')) K_Y (e_Y' - p(X'))]``.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels (any hashable, sortable values).
-    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
+    y_true : array-like of shape (n_samples,) or (n_samples, d)
+        True labels (any hashable, sortable values) for classification; real targets (vectors
+        for :class:`~skcalib.distributions.MultivariateNormal` predictions) for distributions.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
         Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class in
-        the order of ``labels`` (sorted).
+        the order of ``labels`` (sorted); or a :mod:`skcalib.distributions` object
+        (``Normal``, ``MultivariateNormal``, ``Laplace``, ``Mixture``; ``Categorical`` is
+        classification).
     kernel : Kernel or TensorProductKernel, default=None
-        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``. A kernel on predictions is
-        combined with :class:`~skcalib.kernels.DeltaKernel` on labels. The median heuristic is
-        computed on ``y_pred`` (as two columns for binary input, so that both binary encodings
-        give identical results).
+        Classification: ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``; a kernel on
+        predictions is combined with :class:`~skcalib.kernels.DeltaKernel` on labels; the median
+        heuristic is computed on ``y_pred`` (as two columns for binary input, so that both binary
+        encodings give identical results).
+        Distributions: ``None`` is ``WassersteinKernel("median") ⊗ GaussianKernel("median")``;
+        the prediction kernel must be a :class:`~skcalib.kernels.WassersteinKernel` and the
+        target kernel a ``GaussianKernel`` or ``ExponentialKernel``. Both medians are computed on
+        the predictions only: the median W2 distance, and the median of
+        ``sqrt(E||Z_i - Z_j||^2)`` over pairs of predictions. The paper's experiments use
+        ``tensor(WassersteinKernel(1.0), GaussianKernel(1.0))``.
     estimator : {"unbiased", "biased", "block"}, default="unbiased"
         * ``"unbiased"``: the U-statistic over pairs ``i != j`` (can be negative);
         * ``"biased"``: the V-statistic over all pairs, always ``>= 0``;
@@ -172,7 +190,12 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     pos_label : label, default=None
         Positive class of a one-column binary ``y_pred`` (default: the greater label).
     random_state : None, int or Generator, default=None
-        Subsampling of the median heuristic when there are more than ``max_samples`` predictions.
+        Subsampling of the median heuristic when there are more than ``max_samples`` predictions;
+        the Monte-Carlo draws of distributions without closed-form kernel expectations.
+    n_mc_samples : int, default=100
+        Draws per prediction of the Monte-Carlo fallback (used only for a distribution family and
+        target kernel without closed form, e.g. Laplace predictions with a Gaussian target
+        kernel). The estimators stay unbiased.
     chunk_size : int, default=None
         Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
     n_jobs : int, default=None
@@ -200,8 +223,25 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     >>> from skcalib.kernels import GaussianKernel
     >>> skce([1, 0], [[1.0, 0.0], [0.0, 1.0]], kernel=GaussianKernel(1.0), estimator="biased")
     0.6321205588285577
+
+    Normal predictions of a regressor, with the kernel of the paper's experiments:
+
+    >>> from skcalib.distributions import Normal
+    >>> from skcalib.kernels import WassersteinKernel, tensor
+    >>> k = tensor(WassersteinKernel(1.0), GaussianKernel(1.0))
+    >>> round(skce([0.0, 0.0], Normal([0.0, 0.0], [1.0, 1.0]), kernel=k), 12)
+    0.163136706817
     """
     check_option(estimator, "estimator", _ESTIMATORS)
+    if is_regression_prediction(y_pred):
+        check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+        if y_pred.n_samples < 1:
+            raise ValueError("y_pred is empty.")
+        check_estimator_option(estimator, block_size, y_pred.n_samples)
+        term, chunk = _distribution.prepare_term(y_true, y_pred, kernel, random_state=random_state,
+                                                 n_mc_samples=n_mc_samples)
+        return estimate(term, estimator, block_size, chunk_size=chunk_size or chunk,
+                        n_jobs=n_jobs)
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           min_samples=_min_samples(estimator), prob_name="y_pred")
     check_estimator_option(estimator, block_size, data.n_samples)
@@ -368,7 +408,8 @@ def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None):
 
 
 def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=None,
-         n_test_locations=10, labels=None, pos_label=None, random_state=None, chunk_size=None):
+         n_test_locations=10, labels=None, pos_label=None, random_state=None, n_mc_samples=100,
+         chunk_size=None):
     """Squared unnormalised calibration mean embedding (UCME) of a classifier.
 
     ``UCME^2 = 1/J sum_j (1/n sum_i k_pred(t_j, p_i) [k_Y(t^Y_j, y_i) - E_{Z ~ p_i} k_Y(t^Y_j, Z)])^2``
@@ -377,22 +418,27 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities (see :func:`skce`).
+    y_true : array-like of shape (n_samples,) or (n_samples, d)
+        Labels, or real targets for distribution predictions (see :func:`skce`).
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
+        Predicted probabilities or predictive distributions (see :func:`skce`).
     kernel : Kernel or TensorProductKernel, default=None
         As in :func:`skce`.
-    test_predictions : array-like of shape (J,) or (J, n_classes), default=None
-        Predictions of the test locations (same encoding as ``y_pred``).
-    test_targets : array-like of shape (J,), default=None
-        Labels of the test locations. If both are None, ``n_test_locations`` locations are drawn
-        with ``random_state``: predictions from the uniform Dirichlet distribution on the simplex,
-        labels uniformly from the classes.
+    test_predictions : array-like of shape (J,) or (J, n_classes), or a distribution, default=None
+        Predictions of the test locations (same encoding or family as ``y_pred``).
+    test_targets : array-like of shape (J,) or (J, d), default=None
+        Labels (targets) of the test locations. If both are None, ``n_test_locations`` locations
+        are drawn with ``random_state``: for classification, predictions from the uniform
+        Dirichlet distribution on the simplex and labels uniformly from the classes; for
+        distributions, ``J`` of the predictions chosen at random and one target drawn from each.
     n_test_locations : int, default=10
         Number of drawn test locations.
     labels, pos_label : see :func:`skce`
     random_state : None, int or Generator, default=None
-        Draws the test locations and subsamples the median heuristic.
+        Draws the test locations, subsamples the median heuristic, and draws the Monte-Carlo
+        samples of the fallback.
+    n_mc_samples : int, default=100
+        See :func:`skce`.
     chunk_size : int, default=None
 
     Returns
@@ -408,6 +454,12 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
     >>> round(v, 12)
     0.066596066816
     """
+    if is_regression_prediction(y_pred):
+        check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+        return _distribution.ucme_distribution(
+            y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
+            random_state=random_state, n_mc_samples=n_mc_samples, chunk_size=chunk_size,
+        )[0]
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           prob_name="y_pred")
     test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
