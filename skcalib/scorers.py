@@ -1,10 +1,20 @@
 """Calibration errors as scikit-learn scorers.
 
 A scorer is a callable ``scorer(estimator, X, y_true, sample_weight=None)``, as scikit-learn's
-``scoring=`` expects. skcalib's scorers call ``estimator.predict_proba(X)`` and pass the full
-probability matrix to the metric together with ``labels=estimator.classes_``, so that a
-cross-validation fold missing a class, string labels, or a ``pos_label`` other than the greater
-label are all handled correctly. Lower-is-better metrics are negated (names ``neg_<metric>``).
+``scoring=`` expects. skcalib's scorers obtain the predictions with :func:`predict_distribution`:
+
+* classifiers: ``estimator.predict_proba(X)``, passed to the metric with
+  ``labels=estimator.classes_``, so that a cross-validation fold missing a class, string labels, or
+  a ``pos_label`` other than the greater label are all handled correctly;
+* regressors: ``estimator.predict(X, return_std=True)`` as :class:`~skcalib.distributions.Normal`
+  predictions (GaussianProcessRegressor, BayesianRidge, ARDRegression, and pipelines ending in
+  one); multi-output means and standard deviations become diagonal
+  :class:`~skcalib.distributions.MultivariateNormal` predictions;
+* any model: a method ``predict_distribution(X)`` returning a :mod:`skcalib.distributions` object
+  takes precedence (the hook for models with other predictive distributions: Laplace, mixtures
+  of ensemble members, ...).
+
+Lower-is-better metrics are negated (names ``neg_<metric>``).
 
 Unbiased kernel estimates (``neg_skce``) can be negative, so the negated score can be positive; this
 is fine for model selection (greater is still better) but worth knowing when reading the numbers.
@@ -12,12 +22,73 @@ is fine for model selection (greater is still better) but worth knowing when rea
 
 import inspect
 
+import numpy as np
+from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer as _sk_get_scorer
 from sklearn.metrics import get_scorer_names as _sk_get_scorer_names
 
+from .distributions import MultivariateNormal, Normal, is_distribution
 from .metrics import calibration_error, mmce, skce, ucme
 
-__all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names"]
+__all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
+           "predict_distribution"]
+
+
+def predict_distribution(estimator, X):
+    """Predictions of a fitted model in the form the calibration metrics take.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A model with ``predict_distribution(X)`` (returning a :mod:`skcalib.distributions`
+        object), a regressor whose ``predict`` accepts ``return_std=True``, or a classifier with
+        ``predict_proba``.
+    X : array-like
+        Features.
+
+    Returns
+    -------
+    y_pred : Distribution or ndarray
+        A distribution object, or the class-probability matrix.
+    labels : ndarray or None
+        ``estimator.classes_`` for classifiers.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import BayesianRidge
+    >>> from skcalib.scorers import predict_distribution
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> pred, _ = predict_distribution(BayesianRidge().fit(X, y), X[:5])
+    >>> type(pred).__name__, len(pred)
+    ('Normal', 5)
+    """
+    hook = getattr(estimator, "predict_distribution", None)
+    if hook is not None:
+        pred = hook(X)
+        if not is_distribution(pred):
+            raise TypeError(
+                f"{type(estimator).__name__}.predict_distribution must return a skcalib "
+                f"distribution; got {type(pred).__name__}."
+            )
+        return pred, getattr(pred, "classes", None)
+    if is_regressor(estimator) or not hasattr(estimator, "predict_proba"):
+        try:
+            out = estimator.predict(X, return_std=True)
+        except TypeError as exc:
+            raise TypeError(
+                f"{type(estimator).__name__} provides no predictive distribution: the calibration "
+                "scorers need predict(X, return_std=True) (e.g. GaussianProcessRegressor, "
+                "BayesianRidge), predict_proba, or a predict_distribution(X) method."
+            ) from exc
+        mean, std = (np.asarray(o, dtype=np.float64) for o in out[:2])
+        if mean.ndim == 2 and mean.shape[1] == 1:
+            mean = mean[:, 0]
+        if mean.ndim == 1:
+            return Normal(mean, std.reshape(mean.shape)), None
+        std = np.broadcast_to(std if std.ndim == 2 else std[:, None], mean.shape)
+        return MultivariateNormal(mean, std ** 2), None
+    return estimator.predict_proba(X), getattr(estimator, "classes_", None)
 
 _METRICS = {
     "calibration_error": calibration_error,
@@ -28,7 +99,8 @@ _METRICS = {
 
 
 class CalibrationScorer:
-    """Scorer that evaluates a calibration metric on ``estimator.predict_proba(X)``.
+    """Scorer that evaluates a calibration metric on a model's predictions (see
+    :func:`predict_distribution`).
 
     Parameters
     ----------
@@ -54,8 +126,6 @@ class CalibrationScorer:
     True
     """
 
-    _response_method = "predict_proba"
-
     def __init__(self, metric, sign=-1, kwargs=None, name=None):
         self._score_func = metric
         self._sign = sign
@@ -70,9 +140,8 @@ class CalibrationScorer:
 
     def __call__(self, estimator, X, y_true, sample_weight=None):
         """Score ``estimator`` on ``(X, y_true)``; greater is better."""
-        proba = getattr(estimator, self._response_method)(X)
+        proba, classes = predict_distribution(estimator, X)
         kwargs = dict(self._kwargs)
-        classes = getattr(estimator, "classes_", None)
         if classes is not None and self._accepts_labels and "labels" not in kwargs:
             kwargs["labels"] = classes
         if sample_weight is not None:
@@ -103,8 +172,10 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
     Returns
     -------
     CalibrationScorer
-        ``scorer(estimator, X, y)`` calls ``estimator.predict_proba(X)`` and passes
-        ``labels=estimator.classes_``.
+        ``scorer(estimator, X, y)`` evaluates the metric on :func:`predict_distribution`:
+        ``estimator.predict_proba(X)`` with ``labels=estimator.classes_`` for classifiers, Normal
+        predictive distributions from ``predict(X, return_std=True)`` for regressors (only the
+        kernel metrics ``"skce"`` and ``"ucme"`` accept distributions).
 
     Examples
     --------

@@ -164,6 +164,11 @@ class _NormalGaussOps(_Ops):
         self.c = -0.5 * np.log(a)          # log of the prefactor (1 + 2 g s^2)^(-1/2)
         self.w = g / a                     # curvature of the e1 exponent
         self.tg = 2.0 * g * self.var
+        self.alpha = np.exp(self.c)
+        self.scale = dist.scale
+        self.ysc = math.sqrt(g) * y
+        self.u = (1.0 + self.tg) / g
+        self.v = self.tg / g
         self.homoscedastic = bool(np.all(self.var == self.var[0])) if self.var.size else True
 
     def P(self, idx, axis):
@@ -224,9 +229,56 @@ class _NormalGaussOps(_Ops):
         t1 += t4
         return t1
 
-    def tile_sum(self, logK, a, b):
-        t1, t2, t3, t4 = self._terms(logK, a, b)
-        return float(t1.sum()) - float(t2.sum()) - float(t3.sum()) + float(t4.sum())
+    def fused_sum(self, length_scale, exponent, a, b):
+        """Sum of the tile ``h[a, b]`` for the kernel ``exp(-(W2 / l)**exponent)`` on these same
+        Normal predictions, sharing ``(m_i - m_j)^2`` between W2 and ``e2`` and taking the
+        prefactors of ``e1`` out of the exponentials as row/column weights (the hot loop of the
+        unbiased estimator: 4 ``exp`` and ~20 elementwise passes per pair)."""
+        g = self.ky.gamma
+        la, lb = self.loc[a][:, None], self.loc[b][None, :]
+        M2 = la - lb
+        M2 *= M2
+        S = self.scale[a][:, None] - self.scale[b][None, :]
+        S *= S
+        S += M2
+        if exponent == 1.0:
+            logK = np.sqrt(S, out=S)
+            logK *= -1.0 / length_scale
+        else:
+            logK = np.power(S, 0.5 * exponent, out=S)
+            logK *= -(1.0 / length_scale) ** exponent
+        ya, yb = self.ysc[a][:, None], self.ysc[b][None, :]
+        E = ya - yb
+        E *= E
+        np.subtract(logK, E, out=E)
+        total = float(np.exp(E, out=E).sum())
+        # e1(p_i, y_j): alpha_i exp(logK - w_i (m_i - y_j)^2), alpha_i taken out of the sum.
+        E = la - self.y[b][None, :]
+        E *= E
+        E *= self.w[a][:, None]
+        np.subtract(logK, E, out=E)
+        total -= float(np.exp(E, out=E).sum(axis=1) @ self.alpha[a])
+        E = lb - self.y[a][:, None]
+        E *= E
+        E *= self.w[b][None, :]
+        np.subtract(logK, E, out=E)
+        total -= float(self.alpha[b] @ np.exp(E, out=E).sum(axis=0))
+        # e2: c exp(logK - g c^2 (m_i - m_j)^2), c^2 = 1 / (1 + 2g(s_i^2 + s_j^2)).
+        if self.homoscedastic:
+            c2 = 1.0 / (1.0 + 2.0 * self.tg[0]) if self.tg.size else 1.0
+            M2 *= g * c2
+            np.subtract(logK, M2, out=M2)
+            total += math.sqrt(c2) * float(np.exp(M2, out=M2).sum())
+        else:
+            # gc2 = g c^2 = 1 / ((1 + tg_i) / g + tg_j / g); c = sqrt(gc2 / g).
+            gc2 = self.u[a][:, None] + self.v[b][None, :]
+            np.reciprocal(gc2, out=gc2)
+            M2 *= gc2
+            np.subtract(logK, M2, out=M2)
+            T4 = np.exp(M2, out=M2)
+            T4 *= np.sqrt(gc2, out=gc2)
+            total += float(T4.sum()) / math.sqrt(g)
+        return total
 
 
 class _NormalLaplaceOps(_Ops):
@@ -461,18 +513,19 @@ class DistributionTerm:
         self.pred = pred
         self.ops = ops
         self.n_samples = ops.n_samples
+        # Normal predictions with the Gaussian target kernel: W2 computed inside the fused sum.
+        self._fused = hasattr(ops, "fused_sum") and isinstance(pred.dist, Normal)
 
     def block(self, a, b):
         return self.ops.tile(self.pred.log_block(a, b), a, b)
 
     def block_sum(self, a, b, diagonal_tile):
-        logK = self.pred.log_block(a, b)
-        if diagonal_tile or not hasattr(self.ops, "tile_sum"):
-            H = self.ops.tile(logK, a, b)
-            if diagonal_tile:
-                return 0.5 * (float(H.sum()) - float(np.trace(H)))
-            return float(H.sum())
-        return self.ops.tile_sum(logK, a, b)
+        if not diagonal_tile and self._fused:
+            return self.ops.fused_sum(self.pred.length_scale, self.pred.exponent, a, b)
+        H = self.ops.tile(self.pred.log_block(a, b), a, b)
+        if diagonal_tile:
+            return 0.5 * (float(H.sum()) - float(np.trace(H)))
+        return float(H.sum())
 
     def pairs(self, i, j):
         return self.ops.pairs(self.pred.log_pairs(i, j), i, j)
