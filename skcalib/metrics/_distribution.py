@@ -565,16 +565,25 @@ def check_targets(y_true, dist, name="y_true"):
     return y
 
 
-def as_regression_kernel(kernel, name="kernel"):
+def default_target_kernel(dist):
+    """``GaussianKernel("median")``, or ``ExponentialKernel("median")`` for Laplace predictions
+    (and mixtures of them), the target kernels with closed-form expectations for the family."""
+    comp = dist.components[0] if isinstance(dist, Mixture) else dist
+    if isinstance(comp, Laplace):
+        return ExponentialKernel("median")
+    return GaussianKernel("median")
+
+
+def as_regression_kernel(kernel, dist, name="kernel"):
     """Normalise the ``kernel`` argument for distribution predictions.
 
-    ``None`` is ``WassersteinKernel("median") ⊗ GaussianKernel("median")``; a
-    :class:`~skcalib.kernels.WassersteinKernel` alone is combined with ``GaussianKernel("median")``.
+    ``None`` is ``WassersteinKernel("median") ⊗ default_target_kernel(dist)``; a
+    :class:`~skcalib.kernels.WassersteinKernel` alone is combined with the default target kernel.
     """
     if kernel is None:
-        return TensorProductKernel(WassersteinKernel("median"), GaussianKernel("median"))
+        return TensorProductKernel(WassersteinKernel("median"), default_target_kernel(dist))
     if isinstance(kernel, WassersteinKernel):
-        return TensorProductKernel(kernel, GaussianKernel("median"))
+        return TensorProductKernel(kernel, default_target_kernel(dist))
     if isinstance(kernel, TensorProductKernel):
         if not isinstance(kernel.pred_kernel, WassersteinKernel):
             raise TypeError(
@@ -618,7 +627,7 @@ def target_scale(dist, max_samples=1000, random_state=None):
 
 def resolve_regression_kernel(kernel, dist, random_state=None):
     """Tensor kernel with numeric length scales for distribution predictions."""
-    tk = as_regression_kernel(kernel)
+    tk = as_regression_kernel(kernel, dist)
     pk = tk.pred_kernel.resolve(dist, random_state=random_state)
     yk = tk.target_kernel
     yk._check()

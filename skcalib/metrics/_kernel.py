@@ -171,7 +171,9 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
         predictions is combined with :class:`~skcalib.kernels.DeltaKernel` on labels; the median
         heuristic is computed on ``y_pred`` (as two columns for binary input, so that both binary
         encodings give identical results).
-        Distributions: ``None`` is ``WassersteinKernel("median") ⊗ GaussianKernel("median")``;
+        Distributions: ``None`` is ``WassersteinKernel("median") ⊗ GaussianKernel("median")``
+        (``ExponentialKernel("median")`` on targets for Laplace predictions, the pairs with closed
+        forms);
         the prediction kernel must be a :class:`~skcalib.kernels.WassersteinKernel` and the
         target kernel a ``GaussianKernel`` or ``ExponentialKernel``. Both medians are computed on
         the predictions only: the median W2 distance, and the median of
