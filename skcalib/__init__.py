@@ -1,6 +1,6 @@
 """skcalib: measure, test and repair the calibration of probabilistic models, the scikit-learn way."""
 
-from . import distributions, kernels
+from . import datasets, distributions, kernels
 from .metrics import MMCE, SKCE, UCME, CalibrationError, calibration_error, mmce, skce, ucme
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
 

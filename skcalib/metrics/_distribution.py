@@ -336,26 +336,47 @@ class _DiagNormalOps(_Ops):
     def P(self, idx, axis):
         return _place(self.mean, idx, axis), _place(self.var, idx, axis)
 
-    def _factor(self, delta, var):
-        """Product over coordinates of the 1-D expectations (mean difference ``delta``)."""
+    def e1(self, P, Y):
         g = self.ky.gamma
         if self.gauss:
-            logv = None
-            for k in range(delta.shape[-1]):
-                term = normal_gauss_log_e1(delta[..., k], var[..., k], 0.0, g)
-                logv = term if logv is None else logv + term
+            # log e1 = sum_k [-0.5 log(1 + 2g v_k) - g (m_k - y_k)^2 / (1 + 2g v_k)]: the
+            # logarithms depend on the prediction only, one per row and coordinate.
+            a = 1.0 + 2.0 * g * P[1]
+            logv = -0.5 * np.log(a).sum(axis=-1)
+            w = g / a
+            for k in range(Y.shape[-1]):
+                d = P[0][..., k] - Y[..., k]
+                d *= d
+                d *= w[..., k]
+                logv = logv - d
             return np.exp(logv)
         out = None
-        for k in range(delta.shape[-1]):
-            term = _gauss_abs_mgf(delta[..., k], np.sqrt(var[..., k]), g)
+        for k in range(Y.shape[-1]):
+            term = _gauss_abs_mgf(P[0][..., k] - Y[..., k], np.sqrt(P[1][..., k]), g)
             out = term if out is None else out * term
         return out
 
-    def e1(self, P, Y):
-        return self._factor(P[0] - Y, np.broadcast_to(P[1], np.broadcast(P[0], Y).shape))
-
     def e2(self, P, Q):
-        return self._factor(P[0] - Q[0], P[1] + Q[1])
+        g = self.ky.gamma
+        if self.gauss:
+            # prod_k (1 + 2g(v_k + v'_k))^(-1/2) exp(-g (m_k - m'_k)^2 / (1 + 2g(v_k + v'_k)));
+            # the prefactor as a running product, one logarithm per 32 coordinates.
+            expo, logpre, prod = 0.0, 0.0, 1.0
+            for k in range(P[0].shape[-1]):
+                a = 1.0 + 2.0 * g * (P[1][..., k] + Q[1][..., k])
+                d = P[0][..., k] - Q[0][..., k]
+                expo = expo + d * d / a
+                prod = prod * a
+                if k % 32 == 31:
+                    logpre = logpre + np.log(prod)
+                    prod = 1.0
+            return np.exp(-g * expo - 0.5 * (logpre + np.log(prod)))
+        out = None
+        for k in range(P[0].shape[-1]):
+            term = _gauss_abs_mgf(P[0][..., k] - Q[0][..., k],
+                                  np.sqrt(P[1][..., k] + Q[1][..., k]), g)
+            out = term if out is None else out * term
+        return out
 
 
 class _FullNormalGaussOps(_Ops):
