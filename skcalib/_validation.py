@@ -15,6 +15,8 @@ Conventions
   and nothing is ever written into an array that came from the caller.
 """
 
+import os
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -407,13 +409,22 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
     from .distributions import Categorical, is_distribution
 
     if isinstance(y_prob, Categorical):
-        if labels is None:
-            labels = y_prob.classes
-        y_prob = y_prob.probs
+        # Columns follow the sorted labels downstream: reorder the categorical's columns.
+        order = np.argsort(y_prob.classes, kind="stable")
+        classes = y_prob.classes[order]
+        if labels is not None and not np.array_equal(np.sort(np.asarray(labels)), classes):
+            raise ValueError(
+                f"labels {list(labels)} differ from the classes of the Categorical "
+                f"{prob_name} ({list(y_prob.classes)})."
+            )
+        labels = classes
+        y_prob = y_prob.probs[:, order]
     elif is_distribution(y_prob):
         raise TypeError(
-            f"{prob_name} is a {type(y_prob).__name__} distribution; this metric needs predicted "
-            "class probabilities (the kernel errors skce and ucme accept predictive distributions)."
+            f"{prob_name} is a {type(y_prob).__name__} distribution; this needs predicted class "
+            "probabilities. Predictive distributions are accepted by the functions skcalib.skce "
+            "and skcalib.ucme (and their scorers), not by binned errors, MMCE or the estimator "
+            "classes."
         )
     in_dtype = _input_dtype(y_prob)
     P = _check_prob_array(y_prob, prob_name)
@@ -532,3 +543,16 @@ def check_rng(random_state):
     raise ValueError(
         f"random_state must be None, an int, a numpy Generator or RandomState; got {random_state!r}."
     )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel():
+    """``stacklevel`` for ``warnings.warn`` that points at the first caller outside skcalib."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

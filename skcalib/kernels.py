@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ._validation import check_2d_features, check_option, check_scalar_param
+from ._validation import check_2d_features, check_option, check_scalar_param, user_stacklevel
 
 __all__ = [
     "GaussianKernel",
@@ -594,8 +594,14 @@ def _warn_validity(X, exponent):
         warnings.warn(
             f"WassersteinKernel is not guaranteed to be positive definite for {reason}; the "
             "SKCE and its tests lose their guarantees (a biased estimate may even be negative).",
-            KernelValidityWarning, stacklevel=4,
+            KernelValidityWarning, stacklevel=user_stacklevel(),
         )
+
+
+def _rotated(dist):
+    """True if the W2 embedding of ``dist`` lives in a basis of its own (commuting full
+    covariances): two such batches cannot be compared through their embeddings."""
+    return getattr(dist, "covariance_type", None) == "full"
 
 
 class _PreparedWasserstein:
@@ -626,7 +632,8 @@ class _PreparedWasserstein:
     def squared_block(self, a, b, other=None):
         """Squared scaled distances between rows ``a`` of self and rows ``b`` of ``other``."""
         other = self if other is None else other
-        if self.E is not None and other.E is not None:
+        if self.E is not None and other.E is not None and (
+                other.dist is self.dist or not (_rotated(self.dist) or _rotated(other.dist))):
             Ea, Eb = self.E[a], other.E[b]
             if Ea.shape[1] <= 8:
                 # Direct differences: exact (no cancellation), cheap for low dimensions.

@@ -27,7 +27,7 @@ from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer as _sk_get_scorer
 from sklearn.metrics import get_scorer_names as _sk_get_scorer_names
 
-from .distributions import MultivariateNormal, Normal, is_distribution
+from .distributions import Categorical, MultivariateNormal, Normal, is_distribution
 from .metrics import calibration_error, mmce, skce, ucme
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
@@ -35,23 +35,27 @@ __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_sc
 
 
 def predict_distribution(estimator, X):
-    """Predictions of a fitted model in the form the calibration metrics take.
+    """A fitted model's predictions as a :mod:`skcalib.distributions` object.
+
+    Tried in this order:
+
+    1. ``estimator.predict_distribution(X)``, which must return a distribution object (the hook
+       for models with Laplace, mixture or recalibrated predictive distributions);
+    2. for regressors and models without ``predict_proba``: ``predict(X, return_std=True)`` as a
+       :class:`~skcalib.distributions.Normal` (a diagonal
+       :class:`~skcalib.distributions.MultivariateNormal` for several outputs);
+    3. for classifiers: ``predict_proba(X)`` as a :class:`~skcalib.distributions.Categorical`
+       whose ``classes`` are ``estimator.classes_``.
 
     Parameters
     ----------
     estimator : fitted estimator
-        A model with ``predict_distribution(X)`` (returning a :mod:`skcalib.distributions`
-        object), a regressor whose ``predict`` accepts ``return_std=True``, or a classifier with
-        ``predict_proba``.
     X : array-like
         Features.
 
     Returns
     -------
-    y_pred : Distribution or ndarray
-        A distribution object, or the class-probability matrix.
-    labels : ndarray or None
-        ``estimator.classes_`` for classifiers.
+    Distribution
 
     Examples
     --------
@@ -59,7 +63,7 @@ def predict_distribution(estimator, X):
     >>> from sklearn.linear_model import BayesianRidge
     >>> from skcalib.scorers import predict_distribution
     >>> X, y = load_diabetes(return_X_y=True)
-    >>> pred, _ = predict_distribution(BayesianRidge().fit(X, y), X[:5])
+    >>> pred = predict_distribution(BayesianRidge().fit(X, y), X[:5])
     >>> type(pred).__name__, len(pred)
     ('Normal', 5)
     """
@@ -71,7 +75,7 @@ def predict_distribution(estimator, X):
                 f"{type(estimator).__name__}.predict_distribution must return a skcalib "
                 f"distribution; got {type(pred).__name__}."
             )
-        return pred, getattr(pred, "classes", None)
+        return pred
     if is_regressor(estimator) or not hasattr(estimator, "predict_proba"):
         try:
             out = estimator.predict(X, return_std=True)
@@ -85,10 +89,15 @@ def predict_distribution(estimator, X):
         if mean.ndim == 2 and mean.shape[1] == 1:
             mean = mean[:, 0]
         if mean.ndim == 1:
-            return Normal(mean, std.reshape(mean.shape)), None
+            return Normal(mean, std.reshape(mean.shape))
         std = np.broadcast_to(std if std.ndim == 2 else std[:, None], mean.shape)
-        return MultivariateNormal(mean, std ** 2), None
-    return estimator.predict_proba(X), getattr(estimator, "classes_", None)
+        return MultivariateNormal(mean, std ** 2)
+    proba = np.asarray(estimator.predict_proba(X))
+    classes = getattr(estimator, "classes_", None)
+    if proba.ndim == 2 and proba.shape[1] == 1:
+        proba = np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+    return Categorical(proba, classes=classes)
+
 
 _METRICS = {
     "calibration_error": calibration_error,
@@ -140,7 +149,11 @@ class CalibrationScorer:
 
     def __call__(self, estimator, X, y_true, sample_weight=None):
         """Score ``estimator`` on ``(X, y_true)``; greater is better."""
-        proba, classes = predict_distribution(estimator, X)
+        pred = predict_distribution(estimator, X)
+        classes = None
+        if isinstance(pred, Categorical):
+            # Metrics (also user callables) get the probability matrix and the labels.
+            pred, classes = pred.probs, pred.classes
         kwargs = dict(self._kwargs)
         if classes is not None and self._accepts_labels and "labels" not in kwargs:
             kwargs["labels"] = classes
@@ -148,7 +161,7 @@ class CalibrationScorer:
             if not self._accepts_weight:
                 raise ValueError(f"the metric {self._name} does not support sample_weight.")
             kwargs["sample_weight"] = sample_weight
-        return self._sign * self._score_func(y_true, proba, **kwargs)
+        return self._sign * self._score_func(y_true, pred, **kwargs)
 
     def __repr__(self):
         args = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())

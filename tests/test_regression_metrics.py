@@ -401,8 +401,8 @@ def test_multi_output_regressor_gives_multivariate_normal():
     X, y = _regression_data(60)
     Y = np.column_stack([y, -y + 0.1])
     gp = GaussianProcessRegressor(kernel=RBF(1.0) + WhiteKernel(0.05), optimizer=None).fit(X, Y)
-    pred, labels = predict_distribution(gp, X[:10])
-    assert isinstance(pred, MultivariateNormal) and pred.dim == 2 and labels is None
+    pred = predict_distribution(gp, X[:10])
+    assert isinstance(pred, MultivariateNormal) and pred.dim == 2
     assert np.isfinite(get_scorer("neg_skce")(gp, X, Y))
 
 
@@ -424,7 +424,7 @@ class _LaplaceRegressor(RegressorMixin, BaseEstimator):
 def test_predict_distribution_hook():
     X, y = _regression_data(100)
     model = _LaplaceRegressor().fit(X, y)
-    pred, _ = predict_distribution(model, X)
+    pred = predict_distribution(model, X)
     assert isinstance(pred, Laplace)
     k = tensor(WassersteinKernel(1.0), ExponentialKernel(1.0))
     score = make_calibration_scorer("skce", kernel=k)(model, X, y)
@@ -445,3 +445,17 @@ def test_scorer_errors_for_regressors():
 
     with pytest.raises(TypeError, match="must return a skcalib distribution"):
         get_scorer("neg_skce")(Bad().fit(X, y), X, y)
+
+
+def test_predict_distribution_of_a_classifier_is_categorical():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    clf = LogisticRegression().fit(X, y)
+    pred = predict_distribution(clf, X)
+    assert isinstance(pred, Categorical)
+    np.testing.assert_array_equal(pred.classes, clf.classes_)
+    np.testing.assert_allclose(pred.probs, clf.predict_proba(X))
+    assert skce(y, pred) == skce(y, clf.predict_proba(X), labels=clf.classes_)

@@ -321,8 +321,8 @@ class _DiagNormalOps(_Ops):
     the Euclidean exponential kernel in one dimension)."""
 
     def __init__(self, dist, y, ky):
-        self.basis = dist._basis if dist.covariance_type == "full" else None
-        if dist.covariance_type == "full":
+        self.basis = dist._basis if dist.covariance_type == "full" and dist.dim > 1 else None
+        if self.basis is not None:
             mean, var = dist.mean @ self.basis, dist._basis_var
         else:
             mean, var = dist.mean, dist.variance
@@ -448,6 +448,7 @@ class _MonteCarloOps(_Ops):
 
     def __init__(self, dist, y, ky, n_draws, rng):
         super().__init__(y, ky)
+        rng = check_rng(rng)  # one generator: the two draw sets must be independent
         self.Z = dist.sample(random_state=rng, size=n_draws)
         self.Z2 = dist.sample(random_state=rng, size=n_draws)
 
@@ -482,7 +483,7 @@ def _closed_ops(dist, y, ky, rotate=True):
         return _LaplaceOps(dist, y, ky) if ky.kind != "gauss" else None
     if isinstance(dist, MultivariateNormal):
         factorises = ky.kind in ("gauss", "exp_tv") or dist.dim == 1
-        if factorises and (dist.covariance_type != "full"
+        if factorises and (dist.covariance_type != "full" or dist.dim == 1
                            or (rotate and ky.kind == "gauss" and dist.commuting())):
             return _DiagNormalOps(dist, y, ky)
         if ky.kind == "gauss":
@@ -513,6 +514,37 @@ def target_ops(dist, y, target_kernel, *, n_mc_samples=100, random_state=None, r
     if ops is None:
         ops = _MonteCarloOps(dist, y, ky, n_mc_samples, random_state)
     return ops
+
+
+def _signature(ops):
+    if isinstance(ops, _MixtureOps):
+        return (_MixtureOps, type(ops.comps[0]))
+    return (type(ops),)
+
+
+def _full_gauss_ops(dist, y, ky):
+    if isinstance(dist, Mixture):
+        return _MixtureOps(dist, y, ky, [_FullNormalGaussOps(_as_full(c), y, ky)
+                                         for c in dist.components])
+    return _FullNormalGaussOps(_as_full(dist), y, ky)
+
+
+def paired_ops(p, q, y, target_kernel, *, n_mc_samples=100, random_state=None):
+    """Target ops for two distributions of one family whose ``e2(p_i, q_i)`` is wanted: closed
+    forms of one common type (full covariances for mixed normal covariance types), else Monte
+    Carlo for both (independent draws)."""
+    rng = check_rng(random_state)
+    ops = target_ops(p, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,
+                     rotate=False)
+    ops2 = target_ops(q, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,
+                      rotate=False)
+    if _signature(ops) == _signature(ops2):
+        return ops, ops2
+    comp = p.components[0] if isinstance(p, Mixture) else p
+    if ops.ky.kind == "gauss" and isinstance(comp, MultivariateNormal):
+        return _full_gauss_ops(p, y, ops.ky), _full_gauss_ops(q, y, ops.ky)
+    return (_MonteCarloOps(p, y, ops.ky, n_mc_samples, rng),
+            _MonteCarloOps(q, y, ops.ky, n_mc_samples, rng))
 
 
 def has_closed_form(dist, target_kernel):
