@@ -227,4 +227,27 @@ def dense_matrix(term):
     return H
 
 
-__all__ += ["diagonal"]
+def witness_statistic(chunks, n, J):
+    """UCME-type statistic ``1/J sum_j (1/n sum_i W_ij)^2`` from row chunks ``(rows, W[rows])`` of
+    an ``n x J`` witness matrix, with each sample's share ``W_i . mean / J`` (memory ``O(n J)``).
+
+    Returns
+    -------
+    value : float
+    contributions : ndarray of shape (n,)
+        Their mean is ``value``.
+    """
+    sums = np.zeros(J)
+    kept = []
+    for a, W in chunks:
+        sums += W.sum(axis=0)
+        kept.append((a, W))
+    means = sums / n
+    value = float(np.dot(means, means) / J)
+    contrib = np.empty(n)
+    for a, W in kept:
+        contrib[a] = W @ means / J
+    return value, contrib
+
+
+__all__ += ["diagonal", "witness_statistic"]

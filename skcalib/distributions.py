@@ -198,7 +198,17 @@ class Distribution:
     def expected_kernel_pair(self, kernel, other=None, *, n_mc_samples=1000, random_state=None):
         """``E kernel(Z, Z')`` for independent ``Z ~ p_i``, ``Z' ~ q_i`` (``e2`` of the SKCE).
 
-        ``other`` defaults to ``self`` (two independent draws from the same row).
+        Parameters
+        ----------
+        kernel : GaussianKernel or ExponentialKernel
+            Kernel on targets, with a numeric length scale.
+        other : Distribution, default=None
+            Same family and number of rows; defaults to ``self`` (two independent draws from
+            the same row, as on the diagonal of the SKCE's kernel matrix).
+        n_mc_samples : int, default=1000
+            Draws of the Monte-Carlo fallback.
+        random_state : None, int or Generator, default=None
+            Seed of the Monte-Carlo fallback.
 
         Returns
         -------
@@ -308,7 +318,28 @@ def pairwise_wasserstein(p, q=None):
 # families
 
 
-class Normal(Distribution):
+class _LocationScale(Distribution):
+    """Univariate location-scale family: ``loc`` and ``scale`` per row."""
+
+    dim = None
+    _positive_scale = True
+
+    def __init__(self, loc, scale):
+        loc = _float_array(loc, "loc", ndim=(0, 1))
+        scale = _float_array(scale, "scale", ndim=(0, 1))
+        _check_scale(scale, "scale", strict=self._positive_scale)
+        loc, scale = _broadcast_rows([loc, scale], ["loc", "scale"])
+        self.loc = _read_only(loc)
+        self.scale = _read_only(scale)
+        self.n_samples = loc.shape[0]
+        self._freeze()
+
+    @property
+    def mean(self):
+        return self.loc
+
+
+class Normal(_LocationScale):
     """Batch of univariate normal distributions ``N(loc, scale**2)``.
 
     Parameters
@@ -326,21 +357,7 @@ class Normal(Distribution):
     (2, array([1., 4.]))
     """
 
-    dim = None
-
-    def __init__(self, loc, scale):
-        loc = _float_array(loc, "loc", ndim=(0, 1))
-        scale = _float_array(scale, "scale", ndim=(0, 1))
-        _check_scale(scale, "scale", strict=False)
-        loc, scale = _broadcast_rows([loc, scale], ["loc", "scale"])
-        self.loc = _read_only(loc)
-        self.scale = _read_only(scale)
-        self.n_samples = loc.shape[0]
-        self._freeze()
-
-    @property
-    def mean(self):
-        return self.loc
+    _positive_scale = False
 
     @property
     def variance(self):
@@ -371,7 +388,7 @@ class Normal(Distribution):
         return np.where(pos, val, out)
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale):
     """Batch of Laplace distributions with density ``exp(-|y - loc| / scale) / (2 * scale)``.
 
     Parameters
@@ -387,21 +404,7 @@ class Laplace(Distribution):
     array([8.])
     """
 
-    dim = None
-
-    def __init__(self, loc, scale):
-        loc = _float_array(loc, "loc", ndim=(0, 1))
-        scale = _float_array(scale, "scale", ndim=(0, 1))
-        _check_scale(scale, "scale", strict=True)
-        loc, scale = _broadcast_rows([loc, scale], ["loc", "scale"])
-        self.loc = _read_only(loc)
-        self.scale = _read_only(scale)
-        self.n_samples = loc.shape[0]
-        self._freeze()
-
-    @property
-    def mean(self):
-        return self.loc
+    _positive_scale = True
 
     @property
     def variance(self):

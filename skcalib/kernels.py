@@ -108,6 +108,24 @@ def _pair_distances(X, Y, metric):
     return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
 
+def subsample_indices(n, max_samples, random_state=None):
+    """Rows of the bounded subsample of the median heuristics, or None if ``n <= max_samples``:
+    evenly spaced when ``random_state`` is None, else drawn without replacement."""
+    if n <= max_samples:
+        return None
+    if random_state is None:
+        return np.linspace(0, n - 1, max_samples).round().astype(np.intp)
+    return np.sort(check_random_state(random_state).choice(n, max_samples, replace=False))
+
+
+def _check_length_scale(ls):
+    if isinstance(ls, str):
+        if ls != "median":
+            raise ValueError(f"length_scale must be a positive number or 'median'; got {ls!r}.")
+    else:
+        check_scalar_param(ls, "length_scale", kind="real", min_val=0.0, include_min=False)
+
+
 def median_heuristic(X, *, metric="euclidean", max_samples=1000, include_diagonal=False,
                      random_state=None):
     """Median of the pairwise distances of the rows of ``X``.
@@ -144,14 +162,10 @@ def median_heuristic(X, *, metric="euclidean", max_samples=1000, include_diagona
     check_option(metric, "metric", _METRICS)
     check_scalar_param(max_samples, "max_samples", min_val=2)
     X = check_2d_features(X, "X")
-    n = X.shape[0]
-    if n > max_samples:
-        if random_state is None:
-            idx = np.linspace(0, n - 1, max_samples).round().astype(np.intp)
-        else:
-            idx = np.sort(check_random_state(random_state).choice(n, max_samples, replace=False))
+    idx = subsample_indices(X.shape[0], max_samples, random_state)
+    if idx is not None:
         X = X[idx]
-        n = max_samples
+    n = X.shape[0]
     D = _distances(X, X, metric)
     if include_diagonal:
         vals = D.ravel()
@@ -192,12 +206,7 @@ class _StationaryKernel(Kernel):
 
     def _check(self):
         check_option(self.metric, "metric", self._metrics)
-        ls = self.length_scale
-        if isinstance(ls, str):
-            if ls != "median":
-                raise ValueError(f"length_scale must be a positive number or 'median'; got {ls!r}.")
-        else:
-            check_scalar_param(ls, "length_scale", kind="real", min_val=0.0, include_min=False)
+        _check_length_scale(self.length_scale)
 
     def resolve(self, X, random_state=None):
         """Return a copy whose ``length_scale`` is a number, computing the median heuristic on ``X``.
@@ -530,12 +539,7 @@ class WassersteinKernel(Kernel):
         self.max_samples = max_samples
 
     def _check(self):
-        ls = self.length_scale
-        if isinstance(ls, str):
-            if ls != "median":
-                raise ValueError(f"length_scale must be a positive number or 'median'; got {ls!r}.")
-        else:
-            check_scalar_param(ls, "length_scale", kind="real", min_val=0.0, include_min=False)
+        _check_length_scale(self.length_scale)
         check_scalar_param(self.exponent, "exponent", kind="real", min_val=0.0, include_min=False)
         check_scalar_param(self.max_samples, "max_samples", min_val=2)
 
@@ -553,13 +557,8 @@ class WassersteinKernel(Kernel):
             return self
         from .distributions import pairwise_wasserstein
 
-        n = X.n_samples
-        if n > self.max_samples:
-            if random_state is None:
-                idx = np.linspace(0, n - 1, self.max_samples).round().astype(np.intp)
-            else:
-                idx = np.sort(check_random_state(random_state).choice(n, self.max_samples,
-                                                                      replace=False))
+        idx = subsample_indices(X.n_samples, self.max_samples, random_state)
+        if idx is not None:
             X = X[idx]
         D = pairwise_wasserstein(X)
         vals = D[np.triu_indices(D.shape[0], 1)]

@@ -42,7 +42,13 @@ from ..distributions import (
     laplace_e2,
     normal_gauss_log_e1,
 )
-from ..kernels import ExponentialKernel, GaussianKernel, TensorProductKernel, WassersteinKernel
+from ..kernels import (
+    ExponentialKernel,
+    GaussianKernel,
+    TensorProductKernel,
+    WassersteinKernel,
+    subsample_indices,
+)
 
 _AXES = ("row", "col", "flat")
 
@@ -661,12 +667,8 @@ def target_scale(dist, max_samples=1000, random_state=None):
     targets): the median over pairs ``i < j`` of ``sqrt(E ||Z_i - Z_j||^2)`` with ``Z_i ~ p_i``
     independent, i.e. ``sqrt(||m_i - m_j||^2 + tr V_i + tr V_j)``."""
     m, v = dist._moments()
-    n = m.shape[0]
-    if n > max_samples:
-        if random_state is None:
-            idx = np.linspace(0, n - 1, max_samples).round().astype(np.intp)
-        else:
-            idx = np.sort(check_rng(random_state).choice(n, max_samples, replace=False))
+    idx = subsample_indices(m.shape[0], max_samples, random_state)
+    if idx is not None:
         m, v = m[idx], v[idx]
     k = m.shape[0]
     iu, ju = np.triu_indices(k, 1)
@@ -762,7 +764,7 @@ def ucme_distribution(y_true, y_pred, kernel, test_predictions, test_targets, n_
 def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100,
                             random_state=None, chunk_size=None):
     """``UCME^2`` and per-sample contributions for distribution predictions."""
-    from .._pairwise import _chunk_size
+    from .._pairwise import _chunk_size, witness_statistic
 
     ops = target_ops(dist, y, kernel.target_kernel, n_mc_samples=n_mc_samples,
                      random_state=random_state)
@@ -773,16 +775,6 @@ def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100
     tY = ops.targets(test_y)
     n, J = dist.n_samples, test_P.n_samples
     T = _chunk_size(chunk_size or preferred_chunk_size(dist))
-    sums = np.zeros(J)
-    chunks = []
-    for s in range(0, n, T):
-        a = slice(s, min(s + T, n))
-        W = ops.witness(prep.log_block(a, slice(0, J), prep_t), a, tY)
-        sums += W.sum(axis=0)
-        chunks.append((a, W))
-    means = sums / n
-    value = float(np.dot(means, means) / J)
-    contrib = np.empty(n)
-    for a, W in chunks:
-        contrib[a] = W @ means / J
-    return value, contrib
+    chunks = ((a, ops.witness(prep.log_block(a, slice(0, J), prep_t), a, tY))
+              for a in (slice(s, min(s + T, n)) for s in range(0, n, T)))
+    return witness_statistic(chunks, n, J)

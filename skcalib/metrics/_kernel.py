@@ -383,19 +383,8 @@ def ucme_witness(data, kernel, test_P, test_y, *, chunk_size=None):
 
 def ucme_values(data, kernel, test_P, test_y, *, chunk_size=None):
     """``(UCME^2, per-sample contributions)`` at the given test locations."""
-    n = data.n_samples
-    J = test_P.shape[0]
-    sums = np.zeros(J)
-    chunks = []
-    for a, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
-        sums += W.sum(axis=0)
-        chunks.append((a, W))
-    means = sums / n
-    value = float(np.dot(means, means) / J)
-    contrib = np.empty(n)
-    for a, W in chunks:
-        contrib[a] = W @ means / J
-    return value, contrib
+    chunks = ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size)
+    return _pairwise.witness_statistic(chunks, data.n_samples, test_P.shape[0])
 
 
 def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None):
