@@ -44,7 +44,7 @@ import itertools
 import math
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import optimize
 from scipy.special import log_ndtr
 
 from ._validation import check_rng, row_sum_tolerance
@@ -221,8 +221,6 @@ class Distribution:
         >>> Normal([0.0], [1.0]).expected_kernel_pair(GaussianKernel(1.0))  # 1/sqrt(3)
         array([0.57735027])
         """
-        from .metrics._distribution import target_ops
-
         from .metrics._distribution import paired_ops, target_ops
 
         other = self if other is None else other
