@@ -764,12 +764,13 @@ def _transport_cost(a, b, cost):
         for perm in itertools.permutations(range(M)):
             np.minimum(best, cost[:, cols, perm].sum(axis=1), out=best)
         return best / M
+    # Marginal constraints (row sums = a, column sums = b), one redundant row dropped.
+    A_eq = np.vstack([np.kron(np.eye(M), np.ones(Mq)), np.kron(np.ones(M), np.eye(Mq))])
     for r in range(n):
         if equal:
             ri, ci = optimize.linear_sum_assignment(cost[r])
             out[r] = cost[r][ri, ci].sum() / M
             continue
-        A_eq = np.vstack([np.kron(np.eye(M), np.ones(Mq)), np.kron(np.ones(M), np.eye(Mq))])
         res = optimize.linprog(cost[r].ravel(), A_eq=A_eq[:-1],
                                b_eq=np.concatenate([a[r], b[r]])[:-1], bounds=(0, None),
                                method="highs")

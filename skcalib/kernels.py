@@ -171,9 +171,13 @@ def median_heuristic(X, *, metric="euclidean", max_samples=1000, include_diagona
         vals = D.ravel()
     else:
         vals = D[np.triu_indices(n, 1)]
-    if vals.size == 0:
-        return 1.0
-    med = float(np.median(vals))
+    return _median_scale(vals)
+
+
+def _median_scale(vals):
+    """Median of the distances ``vals``; if it is zero, the mean of the positive ones; 1.0 if
+    there are none."""
+    med = float(np.median(vals)) if vals.size else 0.0
     if med > 0:
         return med
     pos = vals[vals > 0]
@@ -561,11 +565,7 @@ class WassersteinKernel(Kernel):
         if idx is not None:
             X = X[idx]
         D = pairwise_wasserstein(X)
-        vals = D[np.triu_indices(D.shape[0], 1)]
-        med = float(np.median(vals)) if vals.size else 0.0
-        if med <= 0:
-            pos = vals[vals > 0]
-            med = float(pos.mean()) if pos.size else 1.0
+        med = _median_scale(D[np.triu_indices(D.shape[0], 1)])
         return type(self)(med, exponent=self.exponent, max_samples=self.max_samples)
 
     def _prepare(self, X):

@@ -167,10 +167,9 @@ class _NormalGaussOps(_Ops):
         self.var = dist.scale ** 2
         g = ky.gamma
         a = 1.0 + 2.0 * g * self.var
-        self.c = -0.5 * np.log(a)          # log of the prefactor (1 + 2 g s^2)^(-1/2)
+        self.alpha = 1.0 / np.sqrt(a)      # prefactor (1 + 2 g s^2)^(-1/2) of e1
         self.w = g / a                     # curvature of the e1 exponent
         self.tg = 2.0 * g * self.var
-        self.alpha = np.exp(self.c)
         self.scale = dist.scale
         self.ysc = math.sqrt(g) * y
         self.u = (1.0 + self.tg) / g
@@ -185,55 +184,6 @@ class _NormalGaussOps(_Ops):
 
     def e2(self, P, Q):
         return np.exp(normal_gauss_log_e1(P[0], P[1] + Q[1], Q[0], self.ky.gamma))
-
-    def _terms(self, logK, a, b):
-        """The four weighted terms of the tile, each as ``exp`` of one exponent (the prediction
-        kernel folded into every exponent: four ``exp`` per pair instead of five)."""
-        g = self.ky.gamma
-        la, lb = self.loc[a][:, None], self.loc[b][None, :]
-        ya, yb = self.y[a][:, None], self.y[b][None, :]
-        E = ya - yb
-        E *= E
-        E *= -g
-        E += logK
-        t1 = np.exp(E, out=E)
-        E = la - yb
-        E *= E
-        E *= -self.w[a][:, None]
-        E += self.c[a][:, None]
-        E += logK
-        t2 = np.exp(E, out=E)
-        E = lb - ya
-        E *= E
-        E *= -self.w[b][None, :]
-        E += self.c[b][None, :]
-        E += logK
-        t3 = np.exp(E, out=E)
-        D = la - lb
-        D *= D
-        if self.homoscedastic:
-            c2 = 1.0 / (1.0 + 2.0 * self.tg[0]) if self.tg.size else 1.0
-            D *= -g * c2
-            D += logK
-            t4 = np.exp(D, out=D)
-            t4 *= math.sqrt(c2)
-        else:
-            c2 = self.tg[a][:, None] + self.tg[b][None, :]
-            c2 += 1.0
-            np.reciprocal(c2, out=c2)
-            D *= c2
-            D *= -g
-            D += logK
-            t4 = np.exp(D, out=D)
-            t4 *= np.sqrt(c2, out=c2)
-        return t1, t2, t3, t4
-
-    def tile(self, logK, a, b):
-        t1, t2, t3, t4 = self._terms(logK, a, b)
-        t1 -= t2
-        t1 -= t3
-        t1 += t4
-        return t1
 
     def fused_sum(self, length_scale, exponent, a, b):
         """Sum of the tile ``h[a, b]`` for the kernel ``exp(-(W2 / l)**exponent)`` on these same
@@ -579,8 +529,13 @@ class DistributionTerm:
         return self.ops.tile(self.pred.log_block(a, b), a, b)
 
     def block_sum(self, a, b, diagonal_tile):
-        if not diagonal_tile and self._fused:
-            return self.ops.fused_sum(self.pred.length_scale, self.pred.exponent, a, b)
+        if self._fused:
+            total = self.ops.fused_sum(self.pred.length_scale, self.pred.exponent, a, b)
+            if diagonal_tile:
+                # The fused W2 of a row with itself is exactly 0, so k_P = 1 on the diagonal
+                # and the strict upper triangle is (sum - sum_i h_ii) / 2.
+                return 0.5 * (total - float(self.ops.diag(a).sum()))
+            return total
         H = self.ops.tile(self.pred.log_block(a, b), a, b)
         if diagonal_tile:
             return 0.5 * (float(H.sum()) - float(np.trace(H)))
