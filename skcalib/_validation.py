@@ -556,3 +556,61 @@ def user_stacklevel():
         frame = frame.f_back
         level += 1
     return level
+
+
+def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2):
+    """Validate classification labels; return ``(classes, indices)``.
+
+    ``classes`` (sorted unique labels) defaults to the labels present in ``y``; given, it must
+    contain every label of ``y``. A ``ValueError`` names ``name`` for missing values, a length
+    different from ``n_samples``, unknown labels, continuous targets or fewer than
+    ``min_classes`` classes.
+    """
+    arr = _to_1d(y, name)
+    _check_no_missing(arr, name)
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n_samples} samples.")
+    if arr.dtype.kind == "f" and arr.size and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must hold class labels; got continuous values.")
+    if classes is None:
+        classes = _unique_labels(arr, name)
+    else:
+        classes = _to_1d(classes, "classes")
+        _check_no_missing(classes, "classes")
+        sorted_classes = _unique_labels(classes, "classes")
+        if sorted_classes.size != classes.size:
+            raise ValueError("classes must not contain duplicates.")
+        classes = sorted_classes
+    if classes.size < min_classes:
+        raise ValueError(
+            f"{name} must contain at least {min_classes} classes; got {classes.size} "
+            f"({classes.tolist()[:10]})."
+        )
+    return classes, _encode(arr, classes, name)
+
+
+def check_scores(X, name="X", *, n_columns=None):
+    """Finite float64 scores (logits or probabilities), 1-D or 2-D, never the caller's array.
+
+    ``n_columns`` (if given) is the expected number of columns of 2-D scores; a single column
+    counts as 1-D.
+    """
+    try:
+        A = check_array(X, dtype=np.float64, ensure_2d=False, input_name=name,
+                        ensure_min_samples=1)
+    except ValueError as exc:
+        msg = str(exc)
+        raise ValueError(msg if name in msg else f"{name}: {msg}") from None
+    if A.ndim == 2 and A.shape[1] == 1:
+        A = A[:, 0]
+    if A.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D or 2-D; got shape {A.shape}.")
+    if n_columns is not None:
+        got = 1 if A.ndim == 1 else A.shape[1]
+        if got != n_columns:
+            raise ValueError(f"{name} has {got} column(s); expected {n_columns} (one per class, "
+                             "or one for a binary problem).")
+    return A
+
+
+__all__ += ["check_class_labels", "check_scores"]

@@ -58,6 +58,7 @@ __all__ = [
     "wasserstein_distance",
     "pairwise_wasserstein",
     "is_distribution",
+    "concatenate",
 ]
 
 
@@ -95,6 +96,19 @@ def _check_scale(scale, name, strict):
     if np.any(bad):
         what = "positive" if strict else "non-negative"
         raise ValueError(f"{name} must be {what}; got {scale[bad].ravel()[0]!r}.")
+
+
+def _check_temperature(temperature):
+    T = float(temperature)
+    if not (np.isfinite(T) and T > 0):
+        raise ValueError(f"temperature must be a positive finite number; got {temperature!r}.")
+    return T
+
+
+def _require_positive(scale, name):
+    if np.any(scale <= 0):
+        raise ValueError(f"temperature scaling needs {name} > 0 in every row (a zero scale is a "
+                         "point prediction, whose density is not defined).")
 
 
 def _broadcast_rows(arrays, names):
@@ -385,6 +399,19 @@ class Normal(_LocationScale):
         val = -0.5 * ((y - self.loc) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
         return np.where(pos, val, out)
 
+    def tempered(self, temperature):
+        """Temperature scaling (Widmann et al. 2021, Definition F.1): ``N(loc, T * scale**2)``.
+
+        The density becomes proportional to ``p**(1/T)``; the mean is unchanged.
+        """
+        T = _check_temperature(temperature)
+        return Normal(self.loc, self.scale * np.sqrt(T))
+
+    def _temperature_statistic(self, y):
+        _require_positive(self.scale, "scale")
+        r = (np.asarray(y, dtype=np.float64) - self.loc) / self.scale
+        return r * r, 1
+
 
 class Laplace(_LocationScale):
     """Batch of Laplace distributions with density ``exp(-|y - loc| / scale) / (2 * scale)``.
@@ -422,6 +449,19 @@ class Laplace(_LocationScale):
 
     def _w2_squared(self, i, other, j):
         return (self.loc[i] - other.loc[j]) ** 2 + 2.0 * (self.scale[i] - other.scale[j]) ** 2
+
+    def log_pdf(self, y):
+        """Log-density of ``y[i]`` under row ``i``."""
+        y = np.asarray(y, dtype=np.float64)
+        return -np.abs(y - self.loc) / self.scale - np.log(2.0 * self.scale)
+
+    def tempered(self, temperature):
+        """Temperature scaling (Definition F.1): ``Laplace(loc, T * scale)``; the mean is unchanged."""
+        T = _check_temperature(temperature)
+        return Laplace(self.loc, self.scale * T)
+
+    def _temperature_statistic(self, y):
+        return 2.0 * np.abs(np.asarray(y, dtype=np.float64) - self.loc) / self.scale, 2
 
 
 def _psd_sqrt_and_check(cov, name):
@@ -581,6 +621,38 @@ class MultivariateNormal(Distribution):
             return self._root
         return np.einsum("ni,ij->nij", np.sqrt(self.variance), np.eye(self.dim))
 
+    def _mahalanobis_and_logdet(self, y):
+        """``(y - m)^T S^{-1} (y - m)`` and ``log det S`` per row (covariances must be definite)."""
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != self.mean.shape:
+            raise ValueError(f"y must have shape {self.mean.shape}; got {y.shape}.")
+        r = y - self.mean
+        if self.covariance_type != "full":
+            var = self.variance
+            _require_positive(var, "cov")
+            return np.einsum("ni,ni->n", r, r / var), np.log(var).sum(axis=1)
+        try:
+            L = np.linalg.cholesky(self.cov)
+        except np.linalg.LinAlgError:
+            raise ValueError("cov must be positive definite (a singular covariance has no "
+                             "density).") from None
+        z = np.linalg.solve(L, r[:, :, None])[:, :, 0]
+        logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
+        return np.einsum("ni,ni->n", z, z), logdet
+
+    def log_pdf(self, y):
+        """Log-density of ``y[i]`` (shape ``(n_samples, d)``) under row ``i``."""
+        maha, logdet = self._mahalanobis_and_logdet(y)
+        return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))
+
+    def tempered(self, temperature):
+        """Temperature scaling (Definition F.1): ``N(mean, T * cov)``; the mean is unchanged."""
+        T = _check_temperature(temperature)
+        return MultivariateNormal(self.mean, self.cov * T)
+
+    def _temperature_statistic(self, y):
+        return self._mahalanobis_and_logdet(y)[0], self.dim
+
 
 class Categorical(Distribution):
     """Batch of categorical distributions: the predicted class probabilities of a classifier.
@@ -637,6 +709,18 @@ class Categorical(Distribution):
         u = rng.uniform(size=(m, self.n_samples, 1)) * cdf[:, -1:]
         idx = np.minimum((u > cdf).sum(axis=2), self.probs.shape[1] - 1)
         return self.classes[idx]
+
+    def tempered(self, temperature):
+        """Temperature scaling (Guo et al. 2017): probabilities ``proportional to probs**(1/T)``.
+
+        Zero probabilities stay zero; the arg-max is unchanged.
+        """
+        T = _check_temperature(temperature)
+        with np.errstate(divide="ignore"):
+            z = np.log(self.probs) / T
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return Categorical(e / e.sum(axis=1, keepdims=True), self.classes)
 
     def _w2_squared(self, i, other, j):
         if not np.array_equal(self.classes, other.classes):
@@ -734,6 +818,32 @@ class Mixture(Distribution):
         idx = which.reshape((1,) + which.shape + (1,) * (draws.ndim - 3))
         return np.take_along_axis(draws, idx, axis=0)[0]
 
+    @property
+    def variance(self):
+        """Variances of the mixtures: ``(n_samples,)``, or ``(n_samples, d)`` per coordinate."""
+        m = self.mean
+        second = sum(self.weights[:, k].reshape(m.shape[:1] + (1,) * (m.ndim - 1))
+                     * (c.variance + c.mean ** 2) for k, c in enumerate(self.components))
+        return np.maximum(second - m ** 2, 0.0)
+
+    def log_pdf(self, y):
+        """Log-density of ``y[i]`` under row ``i``: ``log sum_k w_ik p_k(y_i)``."""
+        with np.errstate(divide="ignore"):
+            terms = np.stack([np.log(self.weights[:, k]) + c.log_pdf(y)
+                              for k, c in enumerate(self.components)], axis=1)
+        top = terms.max(axis=1)
+        top = np.where(np.isfinite(top), top, 0.0)
+        return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+
+    def tempered(self, temperature):
+        """Every component temperature-scaled (covariances or scales times ``T``); weights kept.
+
+        This is Definition F.1 applied to each component: the mixture's mean is unchanged, but
+        the result is not ``p**(1/T)`` of the whole mixture (which is no longer a mixture).
+        """
+        T = _check_temperature(temperature)
+        return Mixture(self.weights, [c.tempered(T) for c in self.components])
+
     def _w2_squared(self, i, other, j):
         """Squared mixture Wasserstein distance MW2^2 by exact optimal transport."""
         shape = np.broadcast(i, j).shape
@@ -744,6 +854,47 @@ class Mixture(Distribution):
             for l, cl in enumerate(other.components):
                 cost[:, k, l] = ck._w2_squared(i, cl, j)
         return _transport_cost(self.weights[i], other.weights[j], cost).reshape(shape)
+
+
+def concatenate(distributions):
+    """Stack batches of one family (and the same components, dimension or classes) row-wise.
+
+    Parameters
+    ----------
+    distributions : sequence of Distribution
+
+    Returns
+    -------
+    Distribution
+        The rows of every batch, in order.
+
+    Examples
+    --------
+    >>> from skcalib.distributions import Normal, concatenate
+    >>> len(concatenate([Normal([0.0], 1.0), Normal([1.0, 2.0], 2.0)]))
+    3
+    """
+    dists = list(distributions)
+    if not dists or not all(is_distribution(d) for d in dists):
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions.")
+    fam = type(dists[0])
+    if any(type(d) is not fam for d in dists):
+        raise TypeError("can only concatenate distributions of one family.")
+    if fam in (Normal, Laplace):
+        return fam(np.concatenate([d.loc for d in dists]), np.concatenate([d.scale for d in dists]))
+    if fam is MultivariateNormal:
+        kinds = {d.covariance_type for d in dists}
+        covs = [d.cov for d in dists] if len(kinds) == 1 else [d.full_covariance() for d in dists]
+        return MultivariateNormal(np.concatenate([d.mean for d in dists]), np.concatenate(covs))
+    if fam is Categorical:
+        if any(not np.array_equal(d.classes, dists[0].classes) for d in dists):
+            raise ValueError("can only concatenate Categorical batches with the same classes.")
+        return Categorical(np.concatenate([d.probs for d in dists]), dists[0].classes)
+    if any(d.n_components != dists[0].n_components for d in dists):
+        raise ValueError("can only concatenate mixtures with the same number of components.")
+    return Mixture(np.concatenate([d.weights for d in dists]),
+                   [concatenate([d.components[k] for d in dists])
+                    for k in range(dists[0].n_components)])
 
 
 _MAX_PERMUTATION_COMPONENTS = 6

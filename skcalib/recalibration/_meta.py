@@ -1,0 +1,488 @@
+"""Meta-estimators that recalibrate a model, and the transformer that makes a model a pipeline step.
+
+The cross-fitting follows :class:`sklearn.calibration.CalibratedClassifierCV`: with
+``ensemble=True`` each fold's model is fitted on the training part and a recalibrator on its
+held-out scores, and predictions average the (model, recalibrator) pairs; with
+``ensemble=False`` one recalibrator is fitted on the out-of-fold scores of all samples and the
+model is refitted on everything. A :class:`~sklearn.frozen.FrozenEstimator` (or ``cv="prefit"``)
+is never refitted: the recalibrator is fitted on the scores of the data passed to ``fit``.
+"""
+
+import warnings
+from inspect import signature
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin,
+                          TransformerMixin, clone, is_classifier)
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import BayesianRidge, LogisticRegression
+from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing, get_tags, indexable
+from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _routing_enabled,
+                                            process_routing)
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_method_params, check_is_fitted
+
+from .._validation import check_class_labels, check_option, check_sample_weight
+from ..distributions import Mixture, concatenate
+from ..scorers import predict_distribution
+from ._classifier import TemperatureScaling
+from ._distribution import DistributionTemperatureScaling
+
+_METHODS = ("auto", "decision_function", "predict_proba")
+_TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
+
+
+def _resolve_method(estimator, method):
+    """The response method: ``decision_function`` (logits) when available, else probabilities."""
+    if method != "auto":
+        return method
+    return "decision_function" if hasattr(estimator, "decision_function") else "predict_proba"
+
+
+def _prefit(cv):
+    return isinstance(cv, str) and cv == "prefit"
+
+
+def _check_cv_option(cv):
+    if isinstance(cv, str) and cv != "prefit":
+        raise ValueError(f"cv must be None, an int, a splitter, an iterable or 'prefit'; "
+                         f"got {cv!r}.")
+
+
+class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
+    """Shared cross-fitting: one code path for classifiers and regressors."""
+
+    def __init__(self, estimator=None, recalibrator=None, *, cv=None, ensemble="auto",
+                 n_jobs=None):
+        self.estimator = estimator
+        self.recalibrator = recalibrator
+        self.cv = cv
+        self.ensemble = ensemble
+        self.n_jobs = n_jobs
+
+    def _get_estimator(self):
+        if self.estimator is not None:
+            return self.estimator
+        est = self._default_estimator()
+        if _routing_enabled():
+            est.set_fit_request(sample_weight=True)
+        return est
+
+    def get_metadata_routing(self):
+        """Routing of ``fit`` metadata: to the estimator's ``fit`` and the splitter's ``split``.
+
+        ``sample_weight`` is also always used by the recalibrator (this estimator consumes it).
+        """
+        router = MetadataRouter(owner=self).add_self_request(self).add(
+            estimator=self._get_estimator(),
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+        if not _prefit(self.cv):
+            router.add(splitter=check_cv(self.cv),
+                       method_mapping=MethodMapping().add(caller="fit", callee="split"))
+        return router
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self._get_estimator()).input_tags.sparse
+        return tags
+
+    def _routed_params(self, estimator, sample_weight, fit_params):
+        if _routing_enabled():
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
+            return (routed.estimator.fit,
+                    routed.splitter.split if "splitter" in routed else {})
+        kwargs = dict(fit_params)
+        if sample_weight is not None:
+            if "sample_weight" in signature(estimator.fit).parameters:
+                kwargs["sample_weight"] = sample_weight
+            else:
+                warnings.warn(
+                    f"{type(estimator).__name__}.fit does not accept sample_weight; the weights "
+                    "are used by the recalibrator only.", UserWarning, stacklevel=3)
+        return kwargs, {}
+
+    def _fit(self, X, y, sample_weight, fit_params):
+        """Fit ``estimators_`` and ``recalibrators_`` (the subclass validated ``y``)."""
+        _check_cv_option(self.cv)
+        if not (self.ensemble == "auto" or isinstance(self.ensemble, (bool, np.bool_))):
+            raise ValueError(f"ensemble must be 'auto', True or False; got {self.ensemble!r}.")
+        X, y = indexable(X, y)
+        sw = check_sample_weight(sample_weight, len(y))
+        estimator = self._get_estimator()
+        fit_kwargs, split_kwargs = self._routed_params(estimator, sw, fit_params)
+        frozen = isinstance(estimator, FrozenEstimator)
+        ensemble = (not frozen) if self.ensemble == "auto" else bool(self.ensemble)
+        if _prefit(self.cv) or (frozen and not ensemble):
+            # A fitted model is not refitted: its scores on all of X train one recalibrator.
+            check_is_fitted(estimator)
+            self.estimators_ = [estimator]
+            self.recalibrators_ = [self._fit_recalibrator(estimator, X, y, sw)]
+            return self._finish(estimator)
+        cv = check_cv(self.cv, y, classifier=is_classifier(self))
+        self._check_folds(cv, y)
+        splits = list(cv.split(X, y, **split_kwargs))
+        if ensemble:
+            pairs = Parallel(n_jobs=self.n_jobs)(
+                delayed(self._fit_pair)(clone(estimator), X, y, sw, fit_kwargs, train, test)
+                for train, test in splits)
+            self.estimators_ = [p[0] for p in pairs]
+            self.recalibrators_ = [p[1] for p in pairs]
+        else:
+            oof = Parallel(n_jobs=self.n_jobs)(
+                delayed(self._fold_predictions)(clone(estimator), X, y, fit_kwargs, train, test)
+                for train, test in splits)
+            test_idx = np.concatenate([test for _, test in splits])
+            if np.unique(test_idx).size != len(y) or test_idx.size != len(y):
+                raise ValueError("ensemble=False needs a cv whose test folds partition the "
+                                 "samples (e.g. KFold).")
+            order = np.argsort(test_idx, kind="stable")
+            scores = self._stack(oof)[order]
+            final = clone(estimator).fit(X, y, **fit_kwargs)
+            self.estimators_ = [final]
+            self.recalibrators_ = [self._new_recalibrator(final).fit(scores, y, sample_weight=sw)]
+        return self._finish(estimator)
+
+    def _check_folds(self, cv, y):
+        pass
+
+    def _finish(self, estimator):
+        first = self.estimators_[0]
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(first, attr):
+                setattr(self, attr, getattr(first, attr))
+        return self
+
+    def _fit_pair(self, estimator, X, y, sw, fit_kwargs, train, test):
+        params = _check_method_params(X, params=fit_kwargs, indices=train)
+        estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **params)
+        recal = self._fit_recalibrator(estimator, _safe_indexing(X, test), _safe_indexing(y, test),
+                                       None if sw is None else sw[test])
+        return estimator, recal
+
+    def _fold_predictions(self, estimator, X, y, fit_kwargs, train, test):
+        params = _check_method_params(X, params=fit_kwargs, indices=train)
+        estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **params)
+        self._check_fitted_fold(estimator)
+        return self._scores(estimator, _safe_indexing(X, test))
+
+    def _fit_recalibrator(self, estimator, X, y, sw):
+        self._check_fitted_fold(estimator)
+        recal = self._new_recalibrator(estimator)
+        return recal.fit(self._scores(estimator, X), y, sample_weight=sw)
+
+    def _check_fitted_fold(self, estimator):
+        pass
+
+
+class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
+    """A classifier whose probabilities are recalibrated by a cross-fitted recalibrator.
+
+    Like :class:`sklearn.calibration.CalibratedClassifierCV`, with any recalibrator (default:
+    :class:`TemperatureScaling`, fitted exactly) and logits passed to it whenever the classifier
+    has a ``decision_function``.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        The model to recalibrate (default: ``LogisticRegression()``). Wrap a fitted model in
+        :class:`~sklearn.frozen.FrozenEstimator` (or pass ``cv="prefit"``) to recalibrate it
+        without refitting.
+    recalibrator : estimator, default=None
+        Fitted on ``(scores, y)`` of held-out data, it must provide ``predict_proba(scores)``;
+        default ``TemperatureScaling()``. A recalibrator with ``input="auto"`` is told which kind
+        of scores it receives, and one with a ``classes`` parameter gets ``classes_``.
+    cv : int, cross-validation splitter, iterable or "prefit", default=None
+        Folds for cross-fitting (``None``: 5-fold stratified). ``"prefit"``: ``estimator`` is
+        already fitted and the recalibrator is fitted on all data passed to ``fit``.
+    ensemble : bool or "auto", default="auto"
+        ``True``: one (model, recalibrator) pair per fold, probabilities averaged.
+        ``False``: one recalibrator on the out-of-fold scores of all samples, and the model
+        refitted on all data. ``"auto"``: ``False`` for a ``FrozenEstimator``, else ``True``.
+    method : {"auto", "decision_function", "predict_proba"}, default="auto"
+        Scores fed to the recalibrator; ``"auto"`` prefers ``decision_function`` (logits).
+    n_jobs : int, default=None
+        Folds fitted in parallel (joblib).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    estimators_ : list of fitted classifiers
+    recalibrators_ : list of fitted recalibrators
+        ``estimators_[k]`` and ``recalibrators_[k]`` form one pair.
+    method_ : str
+        The response method used.
+    n_features_in_ : int
+        Copied from the estimator when it has it.
+
+    See Also
+    --------
+    TemperatureScaling : the default recalibrator.
+    RecalibratedRegressor : the same for predictive distributions.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcalib.recalibration import RecalibratedClassifier
+    >>> X, y = make_classification(n_samples=600, random_state=0)
+    >>> clf = RecalibratedClassifier(GaussianNB(), cv=3).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape, len(clf.recalibrators_)
+    ((2, 2), 3)
+    """
+
+    def __init__(self, estimator=None, recalibrator=None, *, cv=None, ensemble="auto",
+                 method="auto", n_jobs=None):
+        super().__init__(estimator, recalibrator, cv=cv, ensemble=ensemble, n_jobs=n_jobs)
+        self.method = method
+
+    def _default_estimator(self):
+        return LogisticRegression()
+
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the model(s) and the recalibrator(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Used by the recalibrator, and passed to the estimator's ``fit`` when it accepts it
+            (or as routed, with metadata routing enabled).
+        **fit_params : dict
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        self : RecalibratedClassifier
+        """
+        check_option(self.method, "method", _METHODS)
+        check_classification_targets(y)
+        y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
+        self.classes_, _ = check_class_labels(y_arr, len(y_arr), name="y")
+        self.method_ = _resolve_method(self._get_estimator(), self.method)
+        return self._fit(X, y_arr, sample_weight, fit_params)
+
+    def _check_folds(self, cv, y):
+        n_splits = cv.get_n_splits() if hasattr(cv, "get_n_splits") else None
+        counts = np.unique(y, return_counts=True)[1]
+        if n_splits and counts.min() < n_splits:
+            raise ValueError(f"cv has {n_splits} folds but a class of y has only "
+                             f"{counts.min()} samples; every fold needs every class.")
+
+    def _check_fitted_fold(self, estimator):
+        classes = getattr(estimator, "classes_", None)
+        if classes is None or not np.array_equal(np.asarray(classes), self.classes_):
+            raise ValueError(
+                f"the fitted estimator's classes_ {None if classes is None else list(classes)} "
+                f"differ from the classes of y {self.classes_.tolist()}; every training fold "
+                "must contain every class (use a stratified cv or fewer folds).")
+
+    def _new_recalibrator(self, estimator):
+        recal = clone(self.recalibrator if self.recalibrator is not None
+                      else TemperatureScaling())
+        params = recal.get_params(deep=False)
+        if params.get("input") == "auto":
+            recal.set_params(input="proba" if self.method_ == "predict_proba" else "logits")
+        if "classes" in params and params["classes"] is None:
+            recal.set_params(classes=self.classes_)
+        return recal
+
+    def _scores(self, estimator, X):
+        return getattr(estimator, self.method_)(X)
+
+    @staticmethod
+    def _stack(parts):
+        return np.concatenate(parts)
+
+    def predict_proba(self, X):
+        """Recalibrated probabilities, averaged over the (model, recalibrator) pairs."""
+        check_is_fitted(self)
+        P = 0.0
+        for est, recal in zip(self.estimators_, self.recalibrators_):
+            P = P + recal.predict_proba(self._scores(est, X))
+        return P / len(self.estimators_)
+
+    def predict(self, X):
+        """The class with the largest recalibrated probability."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
+    """A probabilistic regressor whose predictive distributions are recalibrated.
+
+    The model's predictions (``predict(X, return_std=True)`` as Normal distributions, or a
+    ``predict_distribution`` method, see :func:`skcalib.scorers.predict_distribution`) on
+    held-out folds train the recalibrator (default :class:`DistributionTemperatureScaling`,
+    whose NLL optimum is closed-form). The means are never changed by temperature scaling.
+
+    Parameters
+    ----------
+    estimator : regressor, default=None
+        The model (default ``BayesianRidge()``); a
+        :class:`~sklearn.frozen.FrozenEstimator` or ``cv="prefit"`` is not refitted.
+    recalibrator : estimator, default=None
+        Fitted on ``(distributions, y)``; its ``transform`` must return distributions
+        (default ``DistributionTemperatureScaling()``).
+    cv : int, cross-validation splitter, iterable or "prefit", default=None
+        Folds for cross-fitting (``None``: 5-fold).
+    ensemble : bool or "auto", default="auto"
+        ``True``: one (model, recalibrator) pair per fold; the prediction is their equally
+        weighted mixture. ``False``: one recalibrator on the out-of-fold predictions of all
+        samples and the model refitted on all data. ``"auto"``: ``False`` for a
+        ``FrozenEstimator``, else ``True``.
+    n_jobs : int, default=None
+        Folds fitted in parallel (joblib).
+
+    Attributes
+    ----------
+    estimators_ : list of fitted regressors
+    recalibrators_ : list of fitted recalibrators
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skcalib.recalibration import RecalibratedRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = RecalibratedRegressor(cv=3, ensemble=False).fit(X, y)
+    >>> mean, std = reg.predict(X[:2], return_std=True)
+    >>> mean.shape, std.shape
+    ((2,), (2,))
+    """
+
+    def _default_estimator(self):
+        return BayesianRidge()
+
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the model(s) and the recalibrator(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Used by the recalibrator, and passed to the estimator's ``fit`` when it accepts it.
+        **fit_params : dict
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        self : RecalibratedRegressor
+        """
+        y_arr = np.asarray(y, dtype=np.float64) if not hasattr(y, "iloc") else \
+            y.to_numpy(dtype=np.float64)
+        return self._fit(X, y_arr, sample_weight, fit_params)
+
+    def _new_recalibrator(self, estimator):
+        return clone(self.recalibrator if self.recalibrator is not None
+                     else DistributionTemperatureScaling())
+
+    def _scores(self, estimator, X):
+        return predict_distribution(estimator, X)
+
+    @staticmethod
+    def _stack(parts):
+        return concatenate(parts)
+
+    def predict_distribution(self, X):
+        """Recalibrated predictive distributions (a mixture over the pairs when ensembling)."""
+        check_is_fitted(self)
+        dists = [recal.transform(predict_distribution(est, X))
+                 for est, recal in zip(self.estimators_, self.recalibrators_)]
+        if len(dists) == 1:
+            return dists[0]
+        weights, comps = [], []
+        for d in dists:
+            if isinstance(d, Mixture):
+                weights.append(d.weights / len(dists))
+                comps.extend(d.components)
+            else:
+                weights.append(np.full((d.n_samples, 1), 1.0 / len(dists)))
+                comps.append(d)
+        return Mixture(np.hstack(weights), comps)
+
+    def predict(self, X, return_std=False):
+        """Predicted means and, with ``return_std=True``, recalibrated standard deviations."""
+        dist = self.predict_distribution(X)
+        mean = np.array(dist.mean)
+        if not return_std:
+            return mean
+        return mean, np.sqrt(dist.variance)
+
+
+class PredictionTransformer(TransformerMixin, MetaEstimatorMixin, BaseEstimator):
+    """Expose a model's scores or predictive distributions as the output of a pipeline step.
+
+    Place it before a recalibrator::
+
+        Pipeline([("model", PredictionTransformer(FrozenEstimator(clf))),
+                  ("ts", TemperatureScaling())])
+
+    Fitting the pipeline then fits only the temperature (on the data passed to ``fit``); the
+    frozen model is not refitted. With an unfrozen model the pipeline would fit the model and its
+    recalibrator on the same data, which recalibrates the model's *training* scores -- use
+    :class:`RecalibratedClassifier` for cross-fitting instead.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A classifier or a probabilistic regressor (typically a ``FrozenEstimator``).
+    method : {"auto", "decision_function", "predict_proba", "predict_distribution"}, \
+default="auto"
+        Output of :meth:`transform`. ``"auto"``: ``decision_function`` (logits) for classifiers
+        that have one, else ``predict_proba``; for regressors the predictive distributions (see
+        :func:`skcalib.scorers.predict_distribution`), which
+        :class:`DistributionTemperatureScaling` accepts.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted (or frozen) model.
+    method_ : str
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.frozen import FrozenEstimator
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skcalib.recalibration import PredictionTransformer, TemperatureScaling
+    >>> X, y = make_classification(n_samples=400, random_state=0)
+    >>> clf = LogisticRegression().fit(X[:200], y[:200])
+    >>> pipe = make_pipeline(PredictionTransformer(FrozenEstimator(clf)), TemperatureScaling())
+    >>> pipe.fit(X[200:], y[200:]).predict_proba(X[:1]).shape
+    (1, 2)
+    """
+
+    def __init__(self, estimator, *, method="auto"):
+        self.estimator = estimator
+        self.method = method
+
+    def fit(self, X, y=None, **fit_params):
+        """Fit the model (a no-op for a ``FrozenEstimator``)."""
+        check_option(self.method, "method", _TRANSFORM_METHODS)
+        est = clone(self.estimator)
+        est.fit(X, y, **fit_params)
+        self.estimator_ = est
+        if self.method == "auto" and not is_classifier(est):
+            self.method_ = "predict_distribution"
+        else:
+            self.method_ = _resolve_method(est, self.method)
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(est, attr):
+                setattr(self, attr, getattr(est, attr))
+        return self
+
+    def transform(self, X):
+        """The model's scores (or distributions) for ``X``."""
+        check_is_fitted(self)
+        if self.method_ == "predict_distribution":
+            return predict_distribution(self.estimator_, X)
+        return getattr(self.estimator_, self.method_)(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        return tags
