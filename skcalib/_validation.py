@@ -73,6 +73,8 @@ def _to_1d(y, name):
     try:
         arr = column_or_1d(y, warn=False)
     except ValueError:
+        if np.iscomplexobj(y):
+            raise ValueError(f"Complex data not supported: {name} must be real.") from None
         shape = np.shape(y) if not isinstance(y, (list, tuple)) or _is_rectangular(y) else None
         what = f"an array of shape {shape}" if shape is not None else "a ragged sequence"
         raise ValueError(
@@ -202,7 +204,7 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
     if np.any(w < 0):
         raise ValueError(f"{name} must be non-negative.")
     if n_samples and not np.any(w > 0):
-        raise ValueError(f"{name} must have a positive sum.")
+        raise ValueError(f"{name} must have a positive sum (all weights are zero).")
     return _read_only(w)
 
 
@@ -566,6 +568,8 @@ def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2):
     different from ``n_samples``, unknown labels, continuous targets or fewer than
     ``min_classes`` classes.
     """
+    if y is None:
+        raise ValueError(f"this estimator requires y to be passed, but the target {name} is None.")
     arr = _to_1d(y, name)
     _check_no_missing(arr, name)
     if arr.shape[0] != n_samples:
@@ -584,7 +588,7 @@ def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2):
     if classes.size < min_classes:
         raise ValueError(
             f"{name} must contain at least {min_classes} classes; got {classes.size} "
-            f"({classes.tolist()[:10]})."
+            f"class{'' if classes.size == 1 else 'es'} ({classes.tolist()[:10]})."
         )
     return classes, _encode(arr, classes, name)
 

@@ -77,14 +77,13 @@ def predict_distribution(estimator, X):
             )
         return pred
     if is_regressor(estimator) or not hasattr(estimator, "predict_proba"):
-        try:
-            out = estimator.predict(X, return_std=True)
-        except TypeError as exc:
+        if not _accepts_return_std(estimator):
             raise TypeError(
                 f"{type(estimator).__name__} provides no predictive distribution: the calibration "
                 "scorers need predict(X, return_std=True) (e.g. GaussianProcessRegressor, "
                 "BayesianRidge), predict_proba, or a predict_distribution(X) method."
-            ) from exc
+            )
+        out = estimator.predict(X, return_std=True)
         mean, std = (np.asarray(o, dtype=np.float64) for o in out[:2])
         if mean.ndim == 2 and mean.shape[1] == 1:
             mean = mean[:, 0]
@@ -97,6 +96,17 @@ def predict_distribution(estimator, X):
     if proba.ndim == 2 and proba.shape[1] == 1:
         proba = np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
     return Categorical(proba, classes=classes)
+
+
+def _accepts_return_std(estimator):
+    predict = getattr(estimator, "predict", None)
+    if predict is None:
+        return False
+    try:
+        params = inspect.signature(predict).parameters
+    except (TypeError, ValueError):
+        return True  # no introspectable signature: let the call decide
+    return "return_std" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 _METRICS = {

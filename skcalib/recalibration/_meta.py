@@ -18,11 +18,11 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, Re
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, get_tags, indexable
+from sklearn.utils import _safe_indexing, check_array, get_tags, indexable
 from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _routing_enabled,
                                             process_routing)
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_method_params, check_is_fitted
+from sklearn.utils.validation import _check_method_params, _num_samples, check_is_fitted
 
 from .._validation import check_class_labels, check_option, check_sample_weight
 from ..distributions import Mixture, concatenate
@@ -258,9 +258,9 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         self : RecalibratedClassifier
         """
         check_option(self.method, "method", _METHODS)
-        check_classification_targets(y)
+        self.classes_, _ = check_class_labels(y, _num_samples(X), name="y")
         y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
-        self.classes_, _ = check_class_labels(y_arr, len(y_arr), name="y")
+        check_classification_targets(y_arr)
         self.method_ = _resolve_method(self._get_estimator(), self.method)
         return self._fit(X, y_arr, sample_weight, fit_params)
 
@@ -269,7 +269,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         counts = np.unique(y, return_counts=True)[1]
         if n_splits and counts.min() < n_splits:
             raise ValueError(f"cv has {n_splits} folds but a class of y has only "
-                             f"{counts.min()} samples; every fold needs every class.")
+                             f"{counts.min()} sample(s); every fold needs every class.")
 
     def _check_fitted_fold(self, estimator):
         classes = getattr(estimator, "classes_", None)
@@ -306,7 +306,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
 
     def predict(self, X):
         """The class with the largest recalibrated probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        P = self.predict_proba(X)
+        return self.classes_[np.argmax(P, axis=1)]
 
 
 class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
@@ -371,8 +372,10 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         -------
         self : RecalibratedRegressor
         """
-        y_arr = np.asarray(y, dtype=np.float64) if not hasattr(y, "iloc") else \
-            y.to_numpy(dtype=np.float64)
+        if y is None:
+            raise ValueError("RecalibratedRegressor requires y to be passed, but the target y is "
+                             "None.")
+        y_arr = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):
