@@ -31,6 +31,7 @@ test-slow: $(STAMP_TEST)
 bench: $(STAMP_RUN)
 	$(BIN)/python benchmarks/bench_foundation.py
 	$(BIN)/python benchmarks/bench_regression.py
+	$(BIN)/python benchmarks/bench_recalibration.py
 
 docs: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[docs]"

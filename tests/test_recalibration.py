@@ -271,6 +271,7 @@ def test_distribution_scaling_families_keep_mean(family):
     else:
         L, yy = _logits(n=n, C=3)
         P = np.exp(L) / np.exp(L).sum(axis=1, keepdims=True)
+        P[0] = [0.0, 0.0, 1.0]  # an exact zero: clipped at eps by fit and transform alike
         dist, y = Categorical(P, classes=["a", "b", "c"]), np.array(["a", "b", "c"])[yy]
     dts = DistributionTemperatureScaling().fit(dist, y)
     out = dts.transform(dist)
@@ -280,6 +281,8 @@ def test_distribution_scaling_families_keep_mean(family):
         assert_array_equal(out.probs.argmax(axis=1), dist.probs.argmax(axis=1))
         ts = TemperatureScaling(input="proba").fit(dist.probs, y)
         assert_allclose(dts.temperature_, ts.temperature_, rtol=1e-12)
+        # transform applies exactly the fitted model (the same clipping of zeros as fit)
+        assert_allclose(out.probs, ts.predict_proba(dist.probs), rtol=1e-12)
     else:
         assert_allclose(out.mean, dist.mean, rtol=0, atol=1e-15)
         assert dts.temperature_ > 1.5  # every family above was given under-dispersed predictions
@@ -365,6 +368,19 @@ def test_recalibrated_classifier_sample_weight(clf_data):
         RecalibratedClassifier(_NoWeights(), cv=3).fit(X, y, sample_weight=w)
 
 
+def test_frozen_model_with_sample_weight_does_not_warn(clf_data):
+    import warnings
+    X, y = clf_data
+    clf = LogisticRegression().fit(X[:600], y[:600])
+    w = np.linspace(0.5, 2.0, 600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rc = RecalibratedClassifier(FrozenEstimator(clf)).fit(X[600:], y[600:], sample_weight=w)
+        RecalibratedClassifier(clf, cv="prefit").fit(X[600:], y[600:], sample_weight=w)
+    ref = TemperatureScaling().fit(clf.decision_function(X[600:]), y[600:], sample_weight=w)
+    assert_allclose(rc.recalibrators_[0].temperature_, ref.temperature_, rtol=1e-14)
+
+
 class _NoWeights(LogisticRegression):
     def fit(self, X, y):
         return super().fit(X, y)
@@ -441,6 +457,17 @@ def test_recalibrated_regressor(reg_data, ensemble):
         assert_allclose(mean, m)
         assert_allclose(std, s * np.sqrt(T))
     assert rr.score(X, y) > 0.3  # R^2 of the (unchanged) means
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_recalibrated_regressor_in_grid_search(reg_data, ensemble):
+    """Tune the model inside the recalibrator by the SKCE of the recalibrated distributions."""
+    X, y = reg_data
+    search = GridSearchCV(RecalibratedRegressor(BayesianRidge(), cv=3, ensemble=ensemble),
+                          {"estimator__alpha_1": [1e-6, 1e2]}, scoring=get_scorer("neg_skce"),
+                          cv=3).fit(X, y)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    assert search.best_estimator_.predict(X[:3]).shape == (3,)
 
 
 def test_recalibrated_regressor_frozen_gpr_recovers_dispersion(reg_data):

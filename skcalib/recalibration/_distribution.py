@@ -152,6 +152,8 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
                 T = self._fit_skce(dist, y, T)
         self.temperature_ = float(T)
         self.family_ = type(dist).__name__
+        if not isinstance(dist, Categorical):
+            self._categorical = None
         self._from_array = from_array
         if from_array:
             self.n_features_in_ = 2
@@ -163,7 +165,8 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         ts = TemperatureScaling(input="proba", objective=self.objective, classes=dist.classes,
                                 kernel=self.kernel, skce_estimator=self.skce_estimator,
                                 block_size=self.block_size)
-        return ts.fit(dist.probs, y, sample_weight=w).temperature_
+        self._categorical = ts.fit(dist.probs, y, sample_weight=w)
+        return ts.temperature_
 
     def _fit_skce(self, dist, y, T_nll):
         from ..metrics._distribution import resolve_regression_kernel
@@ -185,13 +188,19 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         """The tempered predictions, of the same kind as ``X`` (distribution or ``[mean, std]``)."""
         check_is_fitted(self)
         dist, from_array = as_distribution(X)
-        out = dist.tempered(self.temperature_)
+        out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
     def predict_distribution(self, X):
         """The tempered predictions as a distribution object."""
         check_is_fitted(self)
-        return as_distribution(X)[0].tempered(self.temperature_)
+        return self._temper(as_distribution(X)[0])
+
+    def _temper(self, dist):
+        if isinstance(dist, Categorical) and getattr(self, "_categorical", None) is not None:
+            # exactly the model that was fitted (probabilities clipped at eps, as in fit)
+            return Categorical(self._categorical.predict_proba(dist.probs), dist.classes)
+        return dist.tempered(self.temperature_)
 
     def predict(self, X, return_std=False):
         """Predicted means (unchanged by the temperature) and, optionally, tempered std."""

@@ -24,7 +24,8 @@ from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _rout
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_method_params, _num_samples, check_is_fitted
 
-from .._validation import check_class_labels, check_option, check_sample_weight
+from .._validation import (check_class_labels, check_option, check_sample_weight,
+                           user_stacklevel)
 from ..distributions import Mixture, concatenate
 from ..scorers import predict_distribution
 from ._classifier import TemperatureScaling
@@ -94,13 +95,16 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
             return (routed.estimator.fit,
                     routed.splitter.split if "splitter" in routed else {})
         kwargs = dict(fit_params)
-        if sample_weight is not None:
+        if sample_weight is not None and not (
+                _prefit(self.cv) or isinstance(estimator, FrozenEstimator)):
+            # (a fitted model is not refitted: the weights only serve the recalibrator)
             if "sample_weight" in signature(estimator.fit).parameters:
                 kwargs["sample_weight"] = sample_weight
             else:
                 warnings.warn(
                     f"{type(estimator).__name__}.fit does not accept sample_weight; the weights "
-                    "are used by the recalibrator only.", UserWarning, stacklevel=3)
+                    "are used by the recalibrator only.", UserWarning,
+                    stacklevel=user_stacklevel())
         return kwargs, {}
 
     def _fit(self, X, y, sample_weight, fit_params):

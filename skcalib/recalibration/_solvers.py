@@ -14,6 +14,7 @@ import numpy as np
 from scipy import optimize
 from sklearn.exceptions import ConvergenceWarning
 
+from .._pairwise import _blas_single_thread
 from .._validation import user_stacklevel
 
 #: Inverse temperatures are kept in ``[BETA_MIN, BETA_MAX]``; the ends are reached only when
@@ -92,10 +93,10 @@ def _warm_start(L, y_idx, weights, max_iter):
     It is usually within a few percent of the full optimum, so that three Newton steps on all
     rows reach rounding level instead of six or seven from ``beta = 1``.
     """
-    n = L.shape[0]
-    if n < 4 * _WARM_START_ROWS:
+    rows = np.flatnonzero(weights > 0)  # zero-weight rows say nothing about the optimum
+    if rows.size < 4 * _WARM_START_ROWS:
         return 1.0
-    rows = slice(0, n, n // _WARM_START_ROWS)
+    rows = rows[::rows.size // _WARM_START_ROWS]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         beta, _ = nll_inverse_temperature(L[rows], y_idx[rows], weights[rows], max_iter=max_iter)
@@ -117,6 +118,13 @@ def nll_inverse_temperature(L, y_idx, weights, *, max_iter=100):
     beta : float
     n_iter : int
     """
+    # The weighted sums are dot products; threaded BLAS only adds synchronisation to them (and
+    # stalls when another process holds a core), so BLAS runs single-threaded here.
+    with _blas_single_thread():
+        return _newton(L, y_idx, weights, max_iter)
+
+
+def _newton(L, y_idx, weights, max_iter):
     problem = SoftmaxMoments(L, y_idx, weights)
     g0, ginf = problem.limits()
     if not g0 < 0:
