@@ -93,6 +93,16 @@ def interleaved_best(runs, repeat, budget=None):
     return [min(t) for t in times]
 
 
+def print_summary(rep, t_start):
+    """The closing SUMMARY block of every benchmark script: targets met, total time, each result."""
+    targets = [rs for rs in rep.rows if rs[1] in ("PASS", "FAIL")]
+    n_fail = sum(s == "FAIL" for _, s in targets)
+    print(f"\nSUMMARY: {len(targets) - n_fail}/{len(targets)} targets met "
+          f"(total {time.perf_counter() - t_start:.0f} s)")
+    for what, status in targets:
+        print(f"  {status}  {what}")
+
+
 class Report:
     """Collects result lines and prints them in aligned columns."""
 
@@ -377,12 +387,7 @@ def main(argv=None):
 
     print(f"\nvalues: skce unbiased = {v1:.6g}, skce block(2) = {v2:.6g}, top-label ECE = {v3:.6g}"
           f" (bare numpy values agree to 1e-12)")
-    targets = [rs for rs in rep.rows if rs[1] in ("PASS", "FAIL")]
-    n_fail = sum(s == "FAIL" for _, s in targets)
-    print(f"\nSUMMARY: {len(targets) - n_fail}/{len(targets)} targets met "
-          f"(total {time.perf_counter() - t_start:.0f} s)")
-    for what, status in targets:
-        print(f"  {status}  {what}")
+    print_summary(rep, t_start)
     return 0
 
 

@@ -46,7 +46,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import blas_info, profile_call, timed  # noqa: E402
+from bench_foundation import blas_info, print_summary, profile_call, timed  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
 import skcalib  # noqa: E402
@@ -438,12 +438,7 @@ def main(argv=None):
     bench_binary(rep, args.repeat)
     bench_normal(rep, args.repeat)
 
-    targets = [rs for rs in rep.rows if rs[1] in ("PASS", "FAIL")]
-    n_fail = sum(s == "FAIL" for _, s in targets)
-    print(f"SUMMARY: {len(targets) - n_fail}/{len(targets)} targets met "
-          f"(total {time.perf_counter() - t_start:.0f} s)")
-    for what, status in targets:
-        print(f"  {status}  {what}")
+    print_summary(rep, t_start)
     return 0
 
 

@@ -41,7 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import MB, blas_info, make_data, profile_call, timed  # noqa: E402
+from bench_foundation import MB, blas_info, make_data, print_summary, profile_call, timed  # noqa: E402
 
 import skcalib  # noqa: E402
 from skcalib.distributions import Normal  # noqa: E402
@@ -351,12 +351,7 @@ def main(argv=None):
           f"{values['reg_homo']:.6g}, default kernel {values['reg_default']:.6g}, biased "
           f"{values['reg_biased']:.6g}), block(2) n=1e6 = {v_block:.6g}; classification "
           f"unbiased = {values['cls']:.6g} (tv {values['cls_tv']:.6g})")
-    targets = [rs for rs in rep.rows if rs[1] in ("PASS", "FAIL")]
-    n_fail = sum(s == "FAIL" for _, s in targets)
-    print(f"\nSUMMARY: {len(targets) - n_fail}/{len(targets)} targets met "
-          f"(total {time.perf_counter() - t_start:.0f} s)")
-    for what, status in targets:
-        print(f"  {status}  {what}")
+    print_summary(rep, t_start)
     return 0
 
 
