@@ -368,6 +368,51 @@ def _check_prob_array(y_prob, prob_name):
     return P
 
 
+def _check_row_sums(P, in_dtype, prob_name):
+    """Rows of a 2-D probability matrix sum to one within the tolerance of the input dtype."""
+    tol = row_sum_tolerance(in_dtype)
+    dev = np.abs(P.sum(axis=1) - 1.0)
+    worst = dev.max()
+    if not worst <= tol:
+        i = int(np.argmax(dev))
+        shown = in_dtype if np.issubdtype(in_dtype, np.floating) else np.dtype(np.float64)
+        raise ValueError(
+            f"rows of {prob_name} must sum to 1 (tolerance {tol:.2g} for {shown} input); "
+            f"row {i} sums to {P[i].sum():.17g}."
+        )
+
+
+def check_probabilities(y_prob, n_classes, *, pos=1, name="X"):
+    """Probabilities without labels, against a known number of classes (fitted estimators).
+
+    Returns a read-only float64 ``(n_samples, n_classes)`` array. A single column (or 1-D input) is
+    the probability of column ``pos`` of a binary problem.
+    """
+    in_dtype = _input_dtype(y_prob)
+    P = _check_prob_array(y_prob, name)
+    if P.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least 1 sample needed.")
+    if P.ndim == 2 and P.shape[1] == 1:
+        P = P[:, 0]
+    _check_finite_range(P, name)
+    if P.ndim == 1:
+        if n_classes != 2:
+            raise ValueError(f"a one-column {name} is a binary probability, but the estimator was "
+                             f"fitted on {n_classes} classes.")
+        P2 = np.empty((P.shape[0], 2))
+        P2[:, pos] = P
+        P2[:, 1 - pos] = 1.0 - P
+        return _read_only(P2)
+    if P.shape[1] != n_classes:
+        raise ValueError(f"{name} has {P.shape[1]} columns but the estimator was fitted on "
+                         f"{n_classes} classes.")
+    _check_row_sums(P, in_dtype, name)
+    return _read_only(P)
+
+
+__all__ += ["check_probabilities"]
+
+
 def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=None,
                                    sample_weight=None, min_samples=1,
                                    prob_name="y_prob", label_name="y_true"):
@@ -496,16 +541,7 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
             )
         if pos_label is not None:
             pos_index(classes, pos_label)
-        tol = row_sum_tolerance(in_dtype)
-        dev = np.abs(P.sum(axis=1) - 1.0)
-        worst = dev.max()
-        if not worst <= tol:
-            i = int(np.argmax(dev))
-            shown = in_dtype if np.issubdtype(in_dtype, np.floating) else np.dtype(np.float64)
-            raise ValueError(
-                f"rows of {prob_name} must sum to 1 (tolerance {tol:.2g} for {shown} input); "
-                f"row {i} sums to {P[i].sum():.17g}."
-            )
+        _check_row_sums(P, in_dtype, prob_name)
     yi = _encode(y, classes, label_name)
     w = check_sample_weight(sample_weight, n)
     return ClassificationData(yi, _read_only(P), classes, w)

@@ -253,7 +253,7 @@ def get_scorer_names():
     >>> "neg_skce" in get_scorer_names()
     True
     """
-    return sorted(set(_SCORERS) | set(_sk_get_scorer_names()))
+    return sorted(set(_SCORERS) | {"neg_calibration_risk"} | set(_sk_get_scorer_names()))
 
 
 def get_scorer(scoring):
@@ -265,7 +265,9 @@ def get_scorer(scoring):
         One of ``neg_l1_calibration_error`` (alias ``neg_expected_calibration_error``),
         ``neg_l2_calibration_error``, ``neg_l2_squared_calibration_error``,
         ``neg_max_calibration_error``, ``neg_skce``, ``neg_skce_biased``, ``neg_mmce``,
-        ``neg_ucme``, or a scikit-learn scorer name. Callables are returned unchanged.
+        ``neg_ucme``, ``neg_calibration_risk`` (for the calibration estimation functions of
+        :mod:`skcalib.estimation`: the negated held-out risk of the fitted estimator), or a
+        scikit-learn scorer name. Callables are returned unchanged.
 
     Returns
     -------
@@ -279,6 +281,10 @@ def get_scorer(scoring):
     """
     if callable(scoring):
         return scoring
+    if isinstance(scoring, str) and scoring == "neg_calibration_risk":
+        from .estimation._base import RISK_SCORER
+
+        return RISK_SCORER
     if isinstance(scoring, str) and scoring in _SCORERS:
         metric, kwargs = _SCORERS[scoring]
         return make_calibration_scorer(metric, **kwargs)

@@ -1,0 +1,312 @@
+"""Calibration estimation functions (Gruber & Bach): the shared estimator class and the risk.
+
+A *calibration estimation function* ``h(p, p')`` estimates the bilinear target
+``h*(p, p') = <p - pi(p), p' - pi(p')>`` with ``pi(p) = P(Y | f(X) = p)``. For two independent
+samples the *pair target* ``T_ij = <p_i - e_{y_i}, p_j - e_{y_j}>`` has conditional mean
+``h*(p_i, p_j)``, so ``h`` is fitted and judged like any regression function:
+
+* the squared calibration error is the mean of ``h(p, p)`` (on data not used to fit ``h``);
+* the *calibration estimation risk* ``R(h) = E[(T - h(P, P'))^2]`` over independent pairs is
+  minimised by ``h*`` and estimated without bias by the U-statistic over pairs ``i != j`` of
+  held-out data (Gruber & Bach, Eq. 20).
+
+Notions (``mode``) follow :func:`skcalib.calibration_error`: each turns ``(P, y)`` into one or
+more *problems* ``(Q, T)`` -- inputs ``Q`` (the confidence for ``top_label``, ``P(pos)`` for
+``binary``, one column per class for ``classwise``, the whole vector for ``canonical``) and
+targets ``T`` (the matching indicators or one-hot labels). A problem's residuals are
+``R = Q - T``. The class-wise error and risk are **sums** over the per-class problems; each class
+has its own estimation function and its own pair targets (the summed target would be the
+canonical one). The scalar problems use the scalar convention ``(c - a)(c' - a')``: embedding a
+scalar problem as 2-vectors ``(c, 1 - c)`` would double the targets, the risk and the estimate.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_labels_and_probabilities, check_option, check_probabilities
+from ..metrics._binned import make_problems, resolve_mode
+
+MODES = ("auto", "binary", "top_label", "classwise", "canonical")
+
+#: Rows per tile of the chunked risk: tiles of ``_RISK_TILE`` x n_samples pair entries.
+_RISK_TILE = 256
+
+
+class _Data:
+    """Probabilities with (optionally) labels, in the form ``make_problems`` expects."""
+
+    __slots__ = ("probs", "y", "classes", "n_samples")
+
+    def __init__(self, probs, y, classes):
+        self.probs, self.y, self.classes = probs, y, classes
+        self.n_samples = probs.shape[0]
+
+
+def problems_of(P, y_idx, classes, mode, pos_label=None):
+    """``[(Q, R)]``: inputs and residuals ``Q - T`` of every problem (``R`` is None without labels).
+
+    ``y_idx`` are column indices of the labels, or None (inputs only).
+    """
+    dummy = np.zeros(P.shape[0], dtype=np.intp) if y_idx is None else y_idx
+    out = []
+    for Q, T in make_problems(_Data(P, dummy, classes), mode, pos_label):
+        out.append((np.ascontiguousarray(Q), None if y_idx is None else Q - T))
+    return out
+
+
+class CalibrationEstimatorMixin:
+    """Interface of calibration estimation functions; subclasses define the per-problem parts.
+
+    Subclasses set ``self.problems_`` in ``_fit_problems(problems)`` (one fitted state per
+    problem) and implement ``_pairwise_problem(k, Q1, Q2)`` (the ``n1 x n2`` matrix of ``h`` for
+    problem ``k``; ``Q2`` may be ``Q1``) and ``_diag_problem(k, Q)``. Plug-in estimators
+    ``h(p, p') = <r(p), r(p')>`` only implement ``_residual_problem(k, Q)`` (the estimated
+    residual ``r(p) = p - pi(p)``, an ``(n, m)`` array).
+    """
+
+    _min_fit_samples = 1
+
+    def _plugin_residuals(self, k, inputs):
+        """``r(p)`` of a plug-in estimator on these inputs, else None (the risk then uses tiles)."""
+        if type(self)._pairwise_problem is not CalibrationEstimatorMixin._pairwise_problem:
+            return None
+        return self._residual_problem(k, inputs)
+
+    def _pairwise_problem(self, k, Q1, Q2):
+        R1 = self._residual_problem(k, Q1)
+        R2 = R1 if Q2 is Q1 else self._residual_problem(k, Q2)
+        return R1 @ R2.T
+
+    def _diag_problem(self, k, Q):
+        R = self._residual_problem(k, Q)
+        return np.einsum("ij,ij->i", R, R)
+
+
+class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, BaseEstimator):
+    """``fit(P, y)``, ``pairwise``, ``transform`` (diagonal), ``calibration_error``, ``score``."""
+
+    def _check_params(self):
+        check_option(self.mode, "mode", MODES)
+
+    def _allowed_modes(self):
+        return MODES
+
+    def fit(self, X, y):
+        """Fit the estimation function on predicted probabilities ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities (one column per class of ``y``, sorted; or P(positive class)
+            for a binary problem).
+        y : array-like of shape (n_samples,)
+            True labels.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        data = check_labels_and_probabilities(y, X, labels=self.labels, prob_name="X",
+                                              label_name="y", min_samples=self._min_fit_samples)
+        mode = resolve_mode(self.mode, data.n_classes)
+        if mode not in self._allowed_modes():
+            raise ValueError(f"{type(self).__name__} does not support mode={mode!r}; use one of "
+                             f"{', '.join(repr(m) for m in self._allowed_modes() if m != 'auto')}.")
+        self.classes_ = data.classes
+        self.mode_ = mode
+        self.n_features_in_ = 1 if np.ndim(X) == 1 or np.shape(X)[1] == 1 else data.n_classes
+        self.n_train_ = data.n_samples
+        self._fit(data.probs, data.y, problems_of(data.probs, data.y, data.classes, mode))
+        return self
+
+    def _fit(self, P, y_idx, problems):
+        self._fit_problems(problems)
+
+    def _inputs(self, X, name="X"):
+        check_is_fitted(self)
+        P = check_probabilities(X, self.classes_.size, name=name)
+        return P, self._problem_inputs(P)
+
+    def _problem_inputs(self, P):
+        """Per-problem inputs handed to the ``_*_problem`` hooks (default: the ``Q`` arrays)."""
+        return [Q for Q, _ in problems_of(P, None, self.classes_, self.mode_)]
+
+    def pairwise(self, X, X2=None):
+        """``h(p_i, p'_j)`` for the rows of ``X`` and ``X2`` (default ``X``), summed over problems.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes)
+        X2 : array-like of shape (n_samples2, n_classes), default=None
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_samples2)
+        """
+        _, Q1 = self._inputs(X)
+        Q2 = Q1 if X2 is None else self._inputs(X2, "X2")[1]
+        return sum(self._pairwise_problem(k, Q1[k], Q2[k]) for k in range(len(Q1)))
+
+    def transform(self, X):
+        """Each sample's ``h(p_i, p_i)`` (summed over problems), as an ``(n_samples, 1)`` array.
+
+        Its mean is :meth:`calibration_error`. It can be negative for estimation functions that
+        are not of plug-in form (kernel ridge ``method="kronecker"``, debiased binning).
+        """
+        _, Q = self._inputs(X)
+        return sum(self._diag_problem(k, Q[k]) for k in range(len(Q)))[:, None]
+
+    def calibration_error(self, X):
+        """The estimate of the **squared** calibration error: the mean of ``h(p_i, p_i)``.
+
+        It is an unbiased-type estimate and can be negative; it is never square-rooted or
+        clipped here.
+        """
+        return float(self.transform(X).mean())
+
+    def score(self, X, y):
+        """Negated calibration estimation risk on ``(X, y)`` (greater is better).
+
+        Use held-out data: on the fitting data the risk is optimistic.
+        """
+        return -calibration_risk(y, X, self)
+
+
+def _check_h_matrix(H, n_problems, n, mode):
+    H = np.asarray(H, dtype=np.float64)
+    if n_problems == 1 and H.shape == (n, n):
+        return H[None]
+    if H.shape != (n_problems, n, n):
+        want = f"({n}, {n})" if n_problems == 1 else f"({n_problems}, {n}, {n}) (one per class)"
+        raise ValueError(f"the h matrix for mode={mode!r} must have shape {want}; got {H.shape}.")
+    if not np.all(np.isfinite(H)):
+        raise ValueError("the h matrix must be finite.")
+    return H
+
+
+def calibration_risk(y_true, y_prob, h, *, mode=None, labels=None, pos_label=None):
+    """Calibration estimation risk of ``h`` on ``(y_true, y_prob)`` (Gruber & Bach, Eq. 20).
+
+    The unbiased U-statistic over pairs ``i != j``::
+
+        R = 1 / (n (n - 1)) * sum_{i != j} (<r_i, r_j> - h(p_i, p_j))**2,   r_i = p_i - e_{y_i}
+
+    with the residuals and inputs of the notion ``mode``; for ``"classwise"`` the sum over the
+    per-class risks. It estimates ``E[(T - h(P, P'))^2]`` for independent pairs, which ``h*`` (the
+    true calibration function) minimises: use it on data that did **not** fit ``h``. Pairs with
+    ``i = j`` are excluded (their targets are biased).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+        Predicted probabilities.
+    h : fitted calibration estimator or array-like
+        An estimator of :mod:`skcalib.estimation` (its ``mode`` is used; the matrix is computed in
+        tiles, never ``n x n`` at once), or the matrix ``H[i, j] = h(p_i, p_j)`` of shape
+        ``(n, n)``; ``(n_classes, n, n)`` for ``mode="classwise"``.
+    mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default=None
+        The notion; default the estimator's, or ``"auto"`` for a matrix (``"binary"`` for two
+        classes, else ``"top_label"``).
+    labels : array-like, default=None
+        All class labels (default: the estimator's ``classes_``, or those in ``y_true``).
+    pos_label : label, default=None
+        Positive class of ``mode="binary"``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.estimation import calibration_risk
+    >>> y = np.array([0, 1, 1, 0])
+    >>> p = np.array([0.2, 0.7, 0.6, 0.4])
+    >>> r = p - y
+    >>> round(calibration_risk(y, p, np.zeros((4, 4)), mode="binary"), 6)  # h = 0
+    0.0118
+    >>> calibration_risk(y, p, np.outer(r, r), mode="binary")  # h = the pair targets
+    0.0
+    """
+    is_estimator = isinstance(h, CalibrationEstimatorMixin)
+    if is_estimator:
+        check_is_fitted(h)
+        if mode is not None and resolve_mode(mode, h.classes_.size) != h.mode_:
+            raise ValueError(f"mode={mode!r} differs from the estimator's mode {h.mode_!r}.")
+        if labels is None:
+            labels = h.classes_
+    data = check_labels_and_probabilities(y_true, y_prob, labels=labels, pos_label=pos_label,
+                                          min_samples=2, prob_name="y_prob")
+    n = data.n_samples
+    if is_estimator:
+        if not np.array_equal(data.classes, h.classes_):
+            raise ValueError(f"the labels {data.classes.tolist()} differ from the estimator's "
+                             f"classes_ {h.classes_.tolist()}.")
+        mode = h.mode_
+    else:
+        check_option("auto" if mode is None else mode, "mode", MODES)
+        mode = resolve_mode("auto" if mode is None else mode, data.n_classes)
+    problems = problems_of(data.probs, data.y, data.classes, mode, pos_label)
+    residuals = [R for _, R in problems]
+    if is_estimator:
+        inputs = h._problem_inputs(data.probs)
+        total = sum(_risk_sum(R, lambda a, b, k=k, I=inputs[k]: h._pairwise_problem(k, I[a:b], I),
+                              plugin=h._plugin_residuals(k, inputs[k]))
+                    for k, R in enumerate(residuals))
+    else:
+        H = _check_h_matrix(h, len(problems), n, mode)
+        total = sum(_risk_sum(R, lambda a, b, k=k: H[k, a:b]) for k, R in enumerate(residuals))
+    return total / (n * (n - 1.0))
+
+
+def _risk_sum(R, h_rows, plugin=None):
+    """``sum_{i != j} (<R_i, R_j> - H_ij)^2`` of one problem.
+
+    For a plug-in ``H = Rh Rh^T`` (``plugin = Rh``) in O(n m^2): the sum over all pairs is
+    ``||R^T R||^2 - 2 ||R^T Rh||^2 + ||Rh^T Rh||^2`` (Frobenius norms of m x m matrices), minus
+    the diagonal terms ``(|R_i|^2 - |Rh_i|^2)^2``. Otherwise in row tiles of ``H`` (``h_rows(a,
+    b)`` gives rows ``a:b``), never ``n x n`` at once.
+    """
+    if plugin is not None:
+        full = (np.square(R.T @ R).sum() - 2.0 * np.square(R.T @ plugin).sum()
+                + np.square(plugin.T @ plugin).sum())
+        diag = np.einsum("ij,ij->i", R, R) - np.einsum("ij,ij->i", plugin, plugin)
+        return float(full - diag @ diag)
+    n = R.shape[0]
+    total = 0.0
+    for lo in range(0, n, _RISK_TILE):
+        hi = min(n, lo + _RISK_TILE)
+        D = R[lo:hi] @ R.T
+        D -= h_rows(lo, hi)
+        D *= D
+        rows = np.arange(hi - lo)
+        D[rows, lo + rows] = 0.0
+        total += float(D.sum())
+    return total
+
+
+class _RiskScorer:
+    """``scorer(estimator, X, y) = -calibration_risk(y, X, estimator)`` (greater is better)."""
+
+    def __call__(self, estimator, X, y_true, sample_weight=None):
+        if sample_weight is not None:
+            raise ValueError("the calibration estimation risk is unweighted; sample_weight is not "
+                             "supported.")
+        if not isinstance(estimator, CalibrationEstimatorMixin):
+            raise TypeError(f"neg_calibration_risk scores calibration estimation functions of "
+                            f"skcalib.estimation; got {type(estimator).__name__}.")
+        return -calibration_risk(y_true, X, estimator)
+
+    def __repr__(self):
+        return "get_scorer('neg_calibration_risk')"
+
+
+#: The scorer behind ``get_scorer("neg_calibration_risk")``.
+RISK_SCORER = _RiskScorer()
+
+__all__ = ["calibration_risk", "MODES", "RISK_SCORER"]
+
