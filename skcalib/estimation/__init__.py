@@ -11,7 +11,9 @@ negation) measures it on held-out data by the unbiased U-statistic of the pair t
 * :class:`KDECalibrationEstimator` -- ``h_kde`` with Beta/Dirichlet kernels;
 * :class:`KernelRidgeCalibrationEstimator` -- ``h_kkr`` and ``h_ukkr``, exact or Nystrom;
 * :class:`TemperatureCalibrationEstimator` -- the plug-in of temperature scaling (the paper's
-  simulation family), and :class:`ZeroCalibrationEstimator` (``h = 0``).
+  simulation family), and :class:`ZeroCalibrationEstimator` (``h = 0``);
+* :class:`CalibrationErrorCV` -- the paper's pipeline: split, cross-validated choice among
+  families and grids by held-out risk, fold-ensemble estimate on the test split.
 
 Notions (``mode``) are those of :func:`skcalib.calibration_error`; see :mod:`._base`.
 """
@@ -20,6 +22,7 @@ import numpy as np
 
 from ._base import MODES, calibration_risk
 from ._binning import BinnedCalibrationEstimator
+from ._cv import CalibrationErrorCV, GridBoundaryWarning, default_candidates
 from ._kde import KDECalibrationEstimator
 from ._kernel_ridge import KernelRidgeCalibrationEstimator
 from ._parametric import TemperatureCalibrationEstimator, ZeroCalibrationEstimator
@@ -60,6 +63,9 @@ __all__ = [
     "KernelRidgeCalibrationEstimator",
     "TemperatureCalibrationEstimator",
     "ZeroCalibrationEstimator",
+    "CalibrationErrorCV",
+    "GridBoundaryWarning",
+    "default_candidates",
     "paper_grids",
     "MODES",
 ]

@@ -246,19 +246,26 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
             out.append(total / (n * (n - 1.0)))
         return np.array(out)
 
-    def calibration_error_path(self, X, alphas):
-        """:meth:`calibration_error` for every ridge value in ``alphas`` (one projection)."""
+    def transform_path(self, X, alphas):
+        """:meth:`transform` (per-sample ``h(p, p)``) for every ridge value in ``alphas``.
+
+        Returns
+        -------
+        ndarray of shape (len(alphas), n_samples)
+        """
         _, Qs = self._inputs(X)
         Bs = [st.project(Q) for st, Q in zip(self.problems_, Qs)]
-        out = []
-        for a in alphas:
-            d = 0.0
+        out = np.zeros((len(alphas), Qs[0].shape[0]))
+        for i, a in enumerate(alphas):
             for k, B in enumerate(Bs):
                 C = self._coef(k, float(a))
                 if self.method == "kronecker":
-                    d = d + np.einsum("ij,ij->j", B, C @ B)
+                    out[i] += np.einsum("ij,ij->j", B, C @ B)
                 else:
                     Rh = B.T @ C
-                    d = d + np.einsum("ij,ij->i", Rh, Rh)
-            out.append(float(np.mean(d)))
-        return np.array(out)
+                    out[i] += np.einsum("ij,ij->i", Rh, Rh)
+        return out
+
+    def calibration_error_path(self, X, alphas):
+        """:meth:`calibration_error` for every ridge value in ``alphas`` (one projection)."""
+        return self.transform_path(X, alphas).mean(axis=1)
