@@ -8,7 +8,7 @@ from ._base import _CalibrationEstimatorBase
 
 
 class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
-    """Binning calibration estimation function ``h_bin(p, p') = delta_b(p) . delta_b(p')``.
+    """Binning calibration estimation function ``h_bin(p, p') = <delta_b(p), delta_b(p')>``.
 
     The bins are fitted on the training inputs; ``delta_b`` is the mean residual
     ``mean(q - t)`` of the training samples in bin ``b`` (confidence minus accuracy for the
