@@ -1,0 +1,158 @@
+"""CalibrationErrorCV: the paper's pipeline, checked against a by-hand run of the protocol."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold, train_test_split
+
+from skcalib.estimation import (BinnedCalibrationEstimator, CalibrationErrorCV,
+                                GridBoundaryWarning, KDECalibrationEstimator,
+                                KernelRidgeCalibrationEstimator, ZeroCalibrationEstimator,
+                                calibration_risk, default_candidates, paper_grids)
+
+
+def _data(n=400, C=3, seed=0, power=0.5):
+    """Probabilities f = softmax(power * log P) of true probabilities P, labels drawn from P."""
+    rng = np.random.default_rng(seed)
+    logP = 2.0 * rng.normal(size=(n, C))
+    P = np.exp(logP - logP.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    y = (rng.random((n, 1)) > P.cumsum(axis=1)).sum(axis=1).clip(max=C - 1)
+    f = P ** power
+    return f / f.sum(axis=1, keepdims=True), y
+
+
+CANDIDATES = [
+    ("bins", BinnedCalibrationEstimator(), {"n_bins": [3, 6, 12]}),
+    ("kde", KDECalibrationEstimator(), {"bandwidth": [0.02, 0.2]}),
+    ("kkr", KernelRidgeCalibrationEstimator(method="kronecker"), {"alpha": [1e-7, 1e-5, 1e-3]}),
+    ("ukkr", KernelRidgeCalibrationEstimator(method="two_step"),
+     {"alpha": [1e-4, 1e-2], "gamma": [0.5, 5.0]}),
+]
+
+
+def _by_hand(P, y, candidates, mode, seed, test_size=0.2, n_folds=5):
+    """The protocol of Gruber & Bach Sec. 3.2, written out with plain fits (no shared
+    eigendecompositions): risks per fold and candidate, test estimates per fold model."""
+    tune, test = train_test_split(np.arange(len(y)), test_size=test_size, random_state=seed)
+    folds = list(KFold(n_folds, shuffle=True, random_state=seed).split(tune))
+    rows = []
+    for name, est, grid in candidates:
+        from sklearn.model_selection import ParameterGrid
+
+        for params in ParameterGrid(grid):
+            risks, ests, diags = [], [], []
+            for tr, va in folds:
+                m = clone(est).set_params(**params, mode=mode, labels=[0, 1, 2]).fit(
+                    P[tune[tr]], y[tune[tr]])
+                risks.append(calibration_risk(y[tune[va]], P[tune[va]], m))
+                d = m.transform(P[test])[:, 0]
+                diags.append(d)
+                ests.append(d.mean())
+            rows.append((name, params, np.array(risks), np.array(ests), np.array(diags)))
+    return rows, test
+
+
+@pytest.mark.parametrize("mode", ["top_label", "classwise"])
+def test_pipeline_equals_the_protocol_by_hand(mode):
+    P, y = _data()
+    cv = CalibrationErrorCV(CANDIDATES, mode=mode, random_state=3).fit(P, y)
+    rows, test = _by_hand(P, y, CANDIDATES, mode, seed=3)
+    res = cv.cv_results_
+    assert len(res["mean_risk"]) == len(rows) == 3 + 2 + 3 + 4
+    for i, (name, params, risks, ests, _) in enumerate(rows):
+        assert res["family"][i] == name and res["params"][i] == params
+        for k in range(5):
+            assert_allclose(res[f"split{k}_risk"][i], risks[k], rtol=1e-9)
+            assert_allclose(res[f"split{k}_estimate"][i], ests[k], rtol=1e-9, atol=1e-15)
+        assert_allclose(res["se_risk"][i], risks.std(ddof=1) / np.sqrt(5), rtol=1e-9)
+    best = int(np.argmin([r[2].mean() for r in rows]))
+    assert cv.best_index_ == best and res["rank_risk"][best] == 1
+    assert cv.best_family_ == rows[best][0] and cv.best_params_ == rows[best][1]
+    ests, diags = rows[best][3], rows[best][4]
+    assert_allclose(cv.calibration_error_, ests.mean(), rtol=1e-9)
+    assert_allclose(cv.fold_estimates_, ests, rtol=1e-9)
+    assert_allclose(cv.standard_error_, ests.std(ddof=1) / np.sqrt(5), rtol=1e-8)
+    ens = diags.mean(axis=0)
+    assert_allclose(cv.sampling_standard_error_, ens.std(ddof=1) / np.sqrt(len(test)), rtol=1e-8)
+    assert cv.n_test_ == len(test) and cv.n_train_ == len(test) * 4 * 4 // 5 or cv.n_train_ > 0
+    assert "rank" in cv.summary().splitlines()[0]
+
+
+def test_test_labels_are_never_used():
+    """Selection and estimate do not depend on the test split's labels (nor does anything)."""
+    P, y = _data(seed=1)
+    cv1 = CalibrationErrorCV(CANDIDATES[:3], mode="top_label", random_state=0).fit(P, y)
+    _, test = train_test_split(np.arange(len(y)), test_size=0.2, random_state=0)
+    y2 = y.copy()
+    y2[test] = (y2[test] + 1) % 3
+    cv2 = CalibrationErrorCV(CANDIDATES[:3], mode="top_label", random_state=0).fit(P, y2)
+    for key in cv1.cv_results_:
+        if key not in ("family", "params"):
+            assert_array_equal(cv1.cv_results_[key], cv2.cv_results_[key])
+    assert cv1.calibration_error_ == cv2.calibration_error_
+
+
+def test_candidate_formats_and_errors():
+    P, y = _data(n=200)
+    a = CalibrationErrorCV([(ZeroCalibrationEstimator(), {}),
+                            (BinnedCalibrationEstimator(), {"n_bins": [4]})], cv=3,
+                           random_state=0).fit(P, y)
+    assert list(a.cv_results_["family"]) == ["ZeroCalibrationEstimator",
+                                             "BinnedCalibrationEstimator"]
+    b = CalibrationErrorCV({"zero": (ZeroCalibrationEstimator(), {}),
+                            "bins": (BinnedCalibrationEstimator(), {"n_bins": [4]})}, cv=3,
+                           random_state=0).fit(P, y)
+    assert_array_equal(a.cv_results_["mean_risk"], b.cv_results_["mean_risk"])
+    same = CalibrationErrorCV([(ZeroCalibrationEstimator(), {}), (ZeroCalibrationEstimator(), {})],
+                              cv=3, random_state=0).fit(P, y)
+    assert list(same.cv_results_["family"]) == ["ZeroCalibrationEstimator",
+                                                "ZeroCalibrationEstimator_2"]
+    with pytest.raises(ValueError, match="twice"):
+        CalibrationErrorCV([("z", ZeroCalibrationEstimator(), {}),
+                            ("z", ZeroCalibrationEstimator(), {})]).fit(P, y)
+    with pytest.raises(TypeError, match="calibration estimation function"):
+        CalibrationErrorCV([(LogisticRegression(), {})]).fit(P, y)
+    with pytest.raises(ValueError, match="empty"):
+        CalibrationErrorCV([]).fit(P, y)
+    with pytest.raises(ValueError, match="test_size"):
+        CalibrationErrorCV(test_size=1.0).fit(P, y)
+    with pytest.raises(ValueError, match="mode"):
+        CalibrationErrorCV(mode="toplabel").fit(P, y)
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        CalibrationErrorCV([(ZeroCalibrationEstimator(), {})], cv=KFold(1) if False else [
+            (np.arange(100), np.arange(100, 160))]).fit(P, y)
+
+
+def test_default_candidates_follow_the_paper():
+    tl = default_candidates(1600, "top_label")
+    assert [name for name, _, _ in tl] == ["binning", "kde", "kronecker", "two_step"]
+    can = default_candidates(1600, "canonical")
+    assert [name for name, _, _ in can] == ["kde", "kronecker", "two_step"]
+    g = paper_grids(1600)
+    assert g["binning"]["n_bins"] == list(range(5, 101, 5))
+    assert len(g["kde"]["bandwidth"]) == 20 and g["kde"]["bandwidth"][0] == pytest.approx(1e-5)
+    assert_allclose(g["kronecker"]["alpha"][0], 40 * 1e-1)
+    assert_allclose(g["kronecker"]["alpha"][-1], 40 * 1e-17)
+    assert_allclose(g["two_step"]["alpha"], 40 * 10.0 ** -np.arange(1, 10.0))
+    gc = paper_grids(1600, "canonical")
+    assert len(gc["kronecker"]["alpha"]) == 18 and len(gc["two_step"]["alpha"]) == 18
+    assert_allclose(gc["kronecker"]["alpha"][0], 40 * 1e8)
+    assert_allclose(gc["two_step"]["alpha"][0], 40 * 1e4)
+
+
+def test_boundary_warning():
+    P, y = _data(n=300, seed=2)
+    with pytest.warns(GridBoundaryWarning, match="end of its grid"):
+        CalibrationErrorCV([(KDECalibrationEstimator(), {"bandwidth": [1e3, 2e3, 4e3]})],
+                           mode="top_label", cv=3, random_state=0).fit(P, y)
+
+
+def test_parallel_equals_sequential():
+    P, y = _data(n=300, seed=4)
+    a = CalibrationErrorCV(CANDIDATES[2:], mode="canonical", random_state=0).fit(P, y)
+    b = CalibrationErrorCV(CANDIDATES[2:], mode="canonical", random_state=0, n_jobs=2).fit(P, y)
+    assert_allclose(a.cv_results_["mean_risk"], b.cv_results_["mean_risk"], rtol=1e-12)
+    assert a.calibration_error_ == pytest.approx(b.calibration_error_, rel=1e-12)
