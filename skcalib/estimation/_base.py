@@ -118,7 +118,13 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
         self.mode_ = mode
         self.n_features_in_ = 1 if np.ndim(X) == 1 or np.shape(X)[1] == 1 else data.n_classes
         self.n_train_ = data.n_samples
-        self._fit(data.probs, data.y, problems_of(data.probs, data.y, data.classes, mode))
+        try:
+            self._fit(data.probs, data.y, problems_of(data.probs, data.y, data.classes, mode))
+        except BaseException:
+            # a failed (re)fit leaves the estimator unfitted, never half-fitted
+            for attr in ("classes_", "mode_", "n_features_in_", "n_train_", "problems_"):
+                self.__dict__.pop(attr, None)
+            raise
         return self
 
     def _fit(self, P, y_idx, problems):
@@ -177,7 +183,7 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
 def _check_h_matrix(H, n_problems, n, mode):
     H = np.asarray(H, dtype=np.float64)
     if n_problems == 1 and H.shape == (n, n):
-        return H[None]
+        H = H[None]
     if H.shape != (n_problems, n, n):
         want = f"({n}, {n})" if n_problems == 1 else f"({n_problems}, {n}, {n}) (one per class)"
         raise ValueError(f"the h matrix for mode={mode!r} must have shape {want}; got {H.shape}.")
@@ -233,6 +239,8 @@ def calibration_risk(y_true, y_prob, h, *, mode=None, labels=None, pos_label=Non
     0.0
     """
     is_estimator = isinstance(h, CalibrationEstimatorMixin)
+    if mode is not None:
+        check_option(mode, "mode", MODES)
     if is_estimator:
         check_is_fitted(h)
         if mode is not None and resolve_mode(mode, h.classes_.size) != h.mode_:

@@ -25,6 +25,10 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
     (``norm="l2", squared=True, debias=True``); bins with one training sample contribute 0 on the
     diagonal. The debiased ``h`` can be negative.
 
+    For ``mode="classwise"`` the estimation functions **sum** over classes (the convention of
+    :mod:`skcalib.estimation`), while :func:`~skcalib.calibration_error` averages: the training
+    diagonal mean is then ``n_classes`` times its class-wise value.
+
     Parameters
     ----------
     n_bins : int, default=15
@@ -94,8 +98,8 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
                 # one-sample bins: the correction cancels delta^2 (their diagonal is 0)
                 corr = np.where(ok, var / np.where(ok, counts - 1.0, 1.0),
                                 np.einsum("ij,ij->i", delta, delta))
-            states.append({"binning": binning, "Q": Q, "cells": cells, "delta": delta,
-                           "corr": corr})
+            states.append({"binning": binning, "Q": np.array(Q), "cells": cells,
+                           "delta": delta, "corr": corr})
         self.problems_ = states
 
     def _cells(self, k, Q):
@@ -105,8 +109,6 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
         together with the training inputs.
         """
         st = self.problems_[k]
-        if Q is st["Q"]:
-            return st["cells"]
         if Q.shape[1] == 1:
             cells = st["binning"].assign(Q)
         else:

@@ -20,6 +20,7 @@ are then exact for the approximated kernel (every ``k(p)`` lies in the span of `
 import numpy as np
 from scipy import linalg
 from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (check_labels_and_probabilities, check_option, check_rng,
                            check_scalar_param)
@@ -33,11 +34,21 @@ _NYSTROM_RCOND = 1e-12
 _PROJECT_TILE = 2048
 
 
+def _check_alphas(alphas):
+    a = np.asarray(alphas, dtype=np.float64).ravel()
+    if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"alphas must be a non-empty sequence of positive finite numbers; got "
+                         f"{alphas!r}.")
+    return a
+
+
 class _Spectral:
     """The ridge-free part of one fitted problem: eigenvalues, projected residuals, projector."""
 
-    def __init__(self, prep, proj, lam, S, n):
+    def __init__(self, prep, proj, lam, S, n, landmarks=None):
         self.prep, self.proj, self.lam, self.S, self.n = prep, proj, lam, S, n
+        #: indices of the Nystrom landmarks among the training samples (None: exact)
+        self.landmarks = landmarks
 
     def project(self, Q):
         """``B = Q^T k(Q_new)``: (rank x n_new), in tiles of query columns."""
@@ -71,7 +82,7 @@ def _spectral(kernel, Q, R, n_components, rng):
     Phi = Knm @ (U / np.sqrt(s))
     Qs, sig, Vt = np.linalg.svd(Phi, full_matrices=False)
     proj = (sig[:, None] * Vt) @ (U / np.sqrt(s)).T  # B(z) = proj @ k_m(z)
-    return _Spectral(prep, proj, sig ** 2, Qs.T @ R, n)
+    return _Spectral(prep, proj, sig ** 2, Qs.T @ R, n, landmarks=idx)
 
 
 class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
@@ -150,6 +161,7 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         check_scalar_param(self.gamma, "gamma", kind="real", min_val=0, include_min=False)
         check_option(self.method, "method", _METHODS)
         check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
+        check_rng(self.random_state)
         if not (isinstance(self.kernel, (GaussianKernel, ExponentialKernel))
                 or (isinstance(self.kernel, str) and self.kernel == "rbf")):
             raise ValueError(f"kernel must be 'rbf', a GaussianKernel or an ExponentialKernel; "
@@ -179,9 +191,13 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         return st.S / (st.lam + alpha * st.n)[:, None]
 
     def _coefs_cached(self, k):
-        if getattr(self, "_coefs", None) is None:
-            self._coefs = [self._coef(j) for j in range(len(self.problems_))]
-        return self._coefs[k]
+        """Coefficients for the current ``alpha`` (recomputed when ``set_params`` changed it)."""
+        cache = getattr(self, "_coefs", None)
+        if cache is None or cache[0] != self.alpha:
+            check_scalar_param(self.alpha, "alpha", kind="real", min_val=0, include_min=False)
+            cache = (self.alpha, [self._coef(j) for j in range(len(self.problems_))])
+            self._coefs = cache
+        return cache[1][k]
 
     @staticmethod
     def _h_from_projections(method, coef, B1, B2):
@@ -216,7 +232,6 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         new = clone(self).set_params(alpha=alpha)
         for attr in ("classes_", "mode_", "n_features_in_", "n_train_", "problems_"):
             setattr(new, attr, getattr(self, attr))
-        new._coefs = None
         return new
 
     def risk_path(self, X, y, alphas):
@@ -230,6 +245,8 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         -------
         ndarray of shape (len(alphas),)
         """
+        check_is_fitted(self)
+        alphas = _check_alphas(alphas)
         data = check_labels_and_probabilities(y, X, labels=self.classes_, min_samples=2,
                                               prob_name="X", label_name="y")
         problems = problems_of(data.probs, data.y, data.classes, self.mode_)
@@ -256,6 +273,7 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         ndarray of shape (len(alphas), n_samples)
         """
         _, Qs = self._inputs(X)
+        alphas = _check_alphas(alphas)
         Bs = [st.project(Q) for st, Q in zip(self.problems_, Qs)]
         out = np.zeros((len(alphas), Qs[0].shape[0]))
         for i, a in enumerate(alphas):
