@@ -156,3 +156,27 @@ def test_parallel_equals_sequential():
     b = CalibrationErrorCV(CANDIDATES[2:], mode="canonical", random_state=0, n_jobs=2).fit(P, y)
     assert_allclose(a.cv_results_["mean_risk"], b.cv_results_["mean_risk"], rtol=1e-12)
     assert a.calibration_error_ == pytest.approx(b.calibration_error_, rel=1e-12)
+
+
+def test_split_is_exposed_and_risk_scorer_accepts_pipelines():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    from skcalib import get_scorer
+
+    P, y = _data(n=300, seed=5)
+    cv = CalibrationErrorCV(CANDIDATES[:1], mode="top_label", cv=3, random_state=1).fit(P, y)
+    tune, test = train_test_split(np.arange(300), test_size=0.2, random_state=1)
+    assert_array_equal(cv.tune_indices_, tune)
+    assert_array_equal(cv.test_indices_, test)
+    assert cv.n_splits_ == 3
+    # a one-step pipeline whose step is searched: the scorer scores the final step
+    pipe = Pipeline([("h", ZeroCalibrationEstimator())])
+    grid = {"h": [ZeroCalibrationEstimator(mode="top_label"),
+                  BinnedCalibrationEstimator(n_bins=5, mode="top_label")]}
+    search = GridSearchCV(pipe, grid, scoring=get_scorer("neg_calibration_risk"),
+                          cv=KFold(3, shuffle=True, random_state=0)).fit(P, y)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    fitted = pipe.set_params(h=grid["h"][1]).fit(P[:200], y[:200])
+    assert get_scorer("neg_calibration_risk")(fitted, P[200:], y[200:]) == pytest.approx(
+        -calibration_risk(y[200:], P[200:], fitted[-1]))

@@ -304,6 +304,14 @@ class _RiskScorer:
         if sample_weight is not None:
             raise ValueError("the calibration estimation risk is unweighted; sample_weight is not "
                              "supported.")
+        steps = getattr(estimator, "steps", None)
+        if steps is not None and isinstance(steps[-1][1], CalibrationEstimatorMixin):
+            # a Pipeline ending in an estimation function: score the final step on the
+            # transformed X (e.g. a one-step pipeline whose step is a searched parameter)
+            for _, step in steps[:-1]:
+                if step is not None and step != "passthrough":
+                    X = step.transform(X)
+            estimator = steps[-1][1]
         if not isinstance(estimator, CalibrationEstimatorMixin):
             raise TypeError(f"neg_calibration_risk scores calibration estimation functions of "
                             f"skcalib.estimation; got {type(estimator).__name__}.")

@@ -78,6 +78,7 @@ def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
     """
     risks, estimates = [], []
     Ptr, ytr, Pva, yva = P[train], y[train], P[val], y[val]
+    spectra = {}  # one decomposition per kernel setting, shared by every method and alpha
     for name, est, params_list in candidates:
         if isinstance(est, KernelRidgeCalibrationEstimator):
             groups = {}
@@ -88,8 +89,14 @@ def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
             e = np.empty((len(params_list), P_test.shape[0]))
             for rest, idx in groups.values():
                 alphas = [params_list[i].get("alpha", est.alpha) for i in idx]
-                model = clone(est).set_params(**rest, alpha=alphas[0], mode=mode,
-                                              labels=classes).fit(Ptr, ytr)
+                model = clone(est).set_params(**rest, alpha=alphas[0], mode=mode, labels=classes)
+                setting = {k: v for k, v in model.get_params().items()
+                           if k not in ("alpha", "method")}
+                key = repr(sorted(setting.items(), key=lambda kv: kv[0]))
+                if key in spectra:
+                    model = spectra[key]._sharing_fit(alpha=alphas[0], method=model.method)
+                else:
+                    model = spectra.setdefault(key, model.fit(Ptr, ytr))
                 r[idx] = model.risk_path(Pva, yva, alphas)
                 e[idx] = model.transform_path(P_test, alphas)
             risks.append(r)
@@ -157,8 +164,10 @@ class CalibrationErrorCV(BaseEstimator):
         paper's error bars). It reflects the variation between fold models only.
     sampling_standard_error_ : float
         Standard error of the ensemble estimate over the test samples (sd of the per-sample
-        ``h(p_i, p_i)`` over ``sqrt(n_test)``); add it in quadrature to ``standard_error_`` for
-        an error bar that includes the test sample's variability.
+        ``h(p_i, p_i)`` over ``sqrt(n_test)``). The estimate never uses the test labels, so this
+        covers which predictions land in the test part; ``standard_error_`` understates the
+        randomness of the tuning labels, since the fold models share most of their training
+        data. Adding the two in quadrature is a rough overall error bar.
     fold_estimates_ : ndarray of shape (n_folds,)
     cv_results_ : dict of arrays
         One entry per candidate: ``"family"``, ``"params"``, ``"split<k>_risk"``, ``"mean_risk"``,
@@ -174,6 +183,10 @@ class CalibrationErrorCV(BaseEstimator):
     classes_ : ndarray
     n_train_ : int
         Training-fold size of the first fold (the ``n`` of the paper's grids).
+    n_splits_ : int
+    tune_indices_, test_indices_ : ndarray
+        The split of the rows of ``X`` (the folds are ``cv`` applied to the tuning rows in this
+        order).
 
     Examples
     --------
@@ -246,6 +259,8 @@ class CalibrationErrorCV(BaseEstimator):
             for train, val in splits)
         self._store_results(expanded, results)
         self.mode_, self.classes_, self.n_train_ = mode, classes, n_train
+        self.tune_indices_, self.test_indices_ = idx_tune, idx_test
+        self.n_splits_ = len(splits)
         self.n_test_ = len(idx_test)
         self._check_boundary(expanded)
         return self

@@ -229,7 +229,15 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
     def with_alpha(self, alpha):
         """A fitted copy with another ``alpha`` that shares this fit's eigendecomposition."""
         check_scalar_param(alpha, "alpha", kind="real", min_val=0, include_min=False)
-        new = clone(self).set_params(alpha=alpha)
+        return self._sharing_fit(alpha=alpha)
+
+    def _sharing_fit(self, **params):
+        """A fitted copy with other ridge-only parameters (``alpha``, ``method``).
+
+        The eigendecomposition does not depend on them, so the copy shares ``problems_``.
+        """
+        new = clone(self).set_params(**params)
+        new._check_params()
         for attr in ("classes_", "mode_", "n_features_in_", "n_train_", "problems_"):
             setattr(new, attr, getattr(self, attr))
         return new
