@@ -443,3 +443,157 @@ def test_ols_predictions_are_miscalibrated_and_true_model_is_not():
     mean_true, se_true = _mean_and_se(true_model)
     assert se_true < 0.1 * mean  # informative: resolves a tenth of the OLS error
     assert abs(mean_true) < 4 * se_true, (mean_true, se_true)
+
+
+# ------------------------------------------------------------------------------------------------
+# Classification generators (Gruber & Bach): shapes, reproducibility, documented draws, validation
+# (statistical checks of these generators are in test_estimation_simulation.py)
+
+from scipy.special import logsumexp, softmax  # noqa: E402
+
+from skcalib.datasets import (  # noqa: E402
+    BINARY_SQUARED_CALIBRATION_ERROR,
+    DIRICHLET_CALIBRATION_ACCURACY,
+    DIRICHLET_CALIBRATION_ERRORS,
+    DIRICHLET_CALIBRATION_ERRORS_SE,
+    dirichlet_calibration_errors,
+    make_binary_squared_calibration,
+    make_dirichlet_calibration,
+    squared_calibration_errors,
+)
+
+
+def test_dirichlet_calibration_shapes_and_types():
+    f, y = make_dirichlet_calibration(random_state=0)
+    assert f.shape == (500, 5) and f.dtype == np.float64
+    assert y.shape == (500,) and np.issubdtype(y.dtype, np.integer)
+    assert set(np.unique(y)) <= set(range(5))
+    f, y, P = make_dirichlet_calibration(7, 3, random_state=0, return_truth=True)
+    assert f.shape == P.shape == (7, 3) and y.shape == (7,)
+
+
+def test_dirichlet_calibration_reproducible():
+    a = make_dirichlet_calibration(50, random_state=3, return_truth=True)
+    b = make_dirichlet_calibration(50, random_state=np.random.default_rng(3), return_truth=True)
+    for u, v in zip(a, b):
+        assert_array_equal(u, v)
+    c = make_dirichlet_calibration(50, random_state=4, return_truth=True)
+    assert not np.array_equal(a[0], c[0])
+    # return_truth only appends P: the same draws
+    f, y = make_dirichlet_calibration(50, random_state=3)
+    assert_array_equal(f, a[0])
+    assert_array_equal(y, a[1])
+    # a RandomState seeds a new generator (and advances)
+    rs = np.random.RandomState(0)
+    d1 = make_dirichlet_calibration(5, random_state=rs)[0]
+    d2 = make_dirichlet_calibration(5, random_state=rs)[0]
+    assert not np.array_equal(d1, d2)
+
+
+def test_dirichlet_calibration_documented_draws():
+    """Gammas (shape a + 1), then uniforms, then one uniform per label; log-space Dirichlet."""
+    n, d, a, power = 40, 4, 0.1, 0.5
+    f, y, P = make_dirichlet_calibration(n, d, concentration=a, power=power, random_state=5,
+                                         return_truth=True)
+    rng = np.random.default_rng(5)
+    log_g = np.log(rng.standard_gamma(a + 1, size=(n, d))) + np.log(1 - rng.random((n, d))) / a
+    log_p = log_g - logsumexp(log_g, axis=1, keepdims=True)
+    u = rng.random(n)
+    assert_allclose(P, np.exp(log_p), rtol=1e-12, atol=0)
+    assert_allclose(f, softmax(power * log_p, axis=1), rtol=1e-12, atol=0)
+    cdf = np.cumsum(np.exp(log_p), axis=1)
+    expected = np.array([min(int(np.searchsorted(row, ui, side="right")), d - 1)
+                         for row, ui in zip(cdf, u)])
+    assert_array_equal(y, expected)
+
+
+def test_dirichlet_calibration_power_one_is_calibrated_and_truth_is_inverse_map():
+    f, _, P = make_dirichlet_calibration(200, random_state=1, power=1.0, return_truth=True)
+    assert_allclose(f, P, rtol=1e-12, atol=1e-300)
+    f, _, P = make_dirichlet_calibration(200, random_state=1, power=0.3, return_truth=True)
+    assert_allclose(softmax(np.log(f) / 0.3, axis=1), P, rtol=1e-9, atol=1e-300)
+    assert np.all(f > 0)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"n_samples": 0}, ValueError),
+    ({"n_samples": 2.5}, TypeError),
+    ({"n_classes": 1}, ValueError),
+    ({"concentration": 0.0}, ValueError),
+    ({"concentration": -1.0}, ValueError),
+    ({"concentration": float("nan")}, ValueError),
+    ({"concentration": 1e-320}, ValueError),  # log-probabilities overflow
+    ({"power": 0}, ValueError),
+    ({"power": 1e308}, ValueError),  # predictions overflow
+    ({"power": True}, TypeError),
+    ({"return_truth": 1}, TypeError),
+    ({"random_state": "seed"}, ValueError),
+])
+def test_dirichlet_calibration_validation(kwargs, error):
+    with pytest.raises(error):
+        make_dirichlet_calibration(**{"n_samples": 10, **kwargs})
+
+
+def test_binary_squared_calibration_shapes_and_draws():
+    c, y, pi = make_binary_squared_calibration(30, random_state=2, return_truth=True)
+    assert c.shape == y.shape == pi.shape == (30,)
+    assert set(np.unique(y)) <= {0, 1} and np.issubdtype(y.dtype, np.integer)
+    rng = np.random.default_rng(2)
+    c2 = rng.random(30)
+    assert_array_equal(c, c2)
+    assert_array_equal(pi, c2 ** 2)
+    assert_array_equal(y, (rng.random(30) < c2 ** 2).astype(int))
+    c3, y3 = make_binary_squared_calibration(30, random_state=2)
+    assert_array_equal(c3, c)
+    assert_array_equal(y3, y)
+    assert make_binary_squared_calibration(random_state=0)[0].shape == (1000,)
+
+
+def test_binary_squared_calibration_truth_is_exact():
+    assert BINARY_SQUARED_CALIBRATION_ERROR == pytest.approx(1 / 30, rel=1e-15)
+    value, _ = integrate.quad(lambda c: (c - c * c) ** 2, 0, 1)
+    assert value == pytest.approx(BINARY_SQUARED_CALIBRATION_ERROR, rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"n_samples": 0}, ValueError),
+    ({"n_samples": 1.0}, TypeError),
+    ({"return_truth": None}, TypeError),
+])
+def test_binary_squared_calibration_validation(kwargs, error):
+    with pytest.raises(error):
+        make_binary_squared_calibration(**kwargs)
+
+
+def test_squared_calibration_errors_values_and_validation():
+    assert_allclose(squared_calibration_errors([0.5, 0.2], [0.25, 0.2]), [0.0625, 0.0])
+    assert_allclose(squared_calibration_errors([[0.5, 0.5], [1.0, 0.0]],
+                                               [[0.25, 0.75], [1.0, 0.0]]), [0.125, 0.0])
+    # the two-column canonical error of a binary problem is twice the binary error
+    c = np.array([0.1, 0.6, 0.9])
+    two = squared_calibration_errors(np.column_stack([1 - c, c]),
+                                     np.column_stack([1 - c ** 2, c ** 2]))
+    assert_allclose(two, 2 * squared_calibration_errors(c, c ** 2))
+    with pytest.raises(ValueError, match="same shape"):
+        squared_calibration_errors([[0.5, 0.5]], [0.5])
+    with pytest.raises(ValueError):
+        squared_calibration_errors([[0.5, np.nan]], [[0.5, 0.5]])
+
+
+def test_dirichlet_calibration_errors_api():
+    errors = dirichlet_calibration_errors(n_samples=2000, random_state=0)
+    assert set(errors) == {"canonical", "top_label", "classwise", "accuracy"}
+    assert all(isinstance(v, float) for v in errors.values())
+    again, se = dirichlet_calibration_errors(n_samples=2000, random_state=0, return_se=True)
+    assert again == errors and set(se) == set(errors)
+    assert all(v > 0 for v in se.values())
+    assert set(DIRICHLET_CALIBRATION_ERRORS) == {"canonical", "top_label", "classwise"}
+    assert set(DIRICHLET_CALIBRATION_ERRORS_SE) == {"canonical", "top_label", "classwise",
+                                                    "accuracy"}
+    assert 0.9 < DIRICHLET_CALIBRATION_ACCURACY < 0.91
+    with pytest.raises(ValueError):
+        dirichlet_calibration_errors(n_samples=10)
+    with pytest.raises(ValueError):
+        dirichlet_calibration_errors(1)
+    with pytest.raises(TypeError):
+        dirichlet_calibration_errors(return_se="yes")

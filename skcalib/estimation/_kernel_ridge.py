@@ -203,30 +203,36 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
             self._coefs = cache
         return cache[1][k]
 
+    # The per-problem inputs are the projected kernel vectors Bt = B(p)^T (n x rank): computed
+    # once per call, so that the row tiles of calibration_risk do not re-project.
+
+    def _problem_inputs(self, P):
+        Qs = [Q for Q, _ in problems_of(P, None, self.classes_, self.mode_)]
+        return [st.project(Q).T for st, Q in zip(self.problems_, Qs)]
+
     @staticmethod
-    def _h_from_projections(method, coef, B1, B2):
+    def _h(method, coef, Bt1, Bt2):
         if method == "kronecker":
-            return B1.T @ (coef @ B2)
-        return (B1.T @ coef) @ (B2.T @ coef).T
+            return Bt1 @ (coef @ Bt2.T)
+        return (Bt1 @ coef) @ (Bt2 @ coef).T
 
-    def _pairwise_problem(self, k, Q1, Q2):
-        st = self.problems_[k]
-        B1 = st.project(Q1)
-        B2 = B1 if Q2 is Q1 else st.project(Q2)
-        return self._h_from_projections(self.method, self._coefs_cached(k), B1, B2)
-
-    def _diag_problem(self, k, Q):
-        B = self.problems_[k].project(Q)
-        C = self._coefs_cached(k)
-        if self.method == "kronecker":
-            return np.einsum("ij,ij->j", B, C @ B)
-        Rh = B.T @ C
+    @staticmethod
+    def _diag(method, coef, Bt):
+        if method == "kronecker":
+            return np.einsum("ij,ij->i", Bt, Bt @ coef)  # coef is symmetric
+        Rh = Bt @ coef
         return np.einsum("ij,ij->i", Rh, Rh)
 
-    def _plugin_residuals(self, k, Q):
+    def _pairwise_problem(self, k, Bt1, Bt2):
+        return self._h(self.method, self._coefs_cached(k), Bt1, Bt2)
+
+    def _diag_problem(self, k, Bt):
+        return self._diag(self.method, self._coefs_cached(k), Bt)
+
+    def _plugin_residuals(self, k, Bt):
         if self.method != "two_step":
             return None
-        return self.problems_[k].project(Q).T @ self._coefs_cached(k)
+        return Bt @ self._coefs_cached(k)
 
     # -- reuse across the ridge grid ---------------------------------------------------------
 
@@ -261,18 +267,18 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         alphas = _check_alphas(alphas)
         data = check_labels_and_probabilities(y, X, labels=self.classes_, min_samples=2,
                                               prob_name="X", label_name="y")
-        problems = problems_of(data.probs, data.y, data.classes, self.mode_)
-        Bs = [st.project(Q) for st, (Q, _) in zip(self.problems_, problems)]
+        residuals = [R for _, R in problems_of(data.probs, data.y, data.classes, self.mode_)]
+        Bts = self._problem_inputs(data.probs)
         n = data.n_samples
         out = []
         for a in alphas:
             total = 0.0
-            for k, (_, R) in enumerate(problems):
+            for k, R in enumerate(residuals):
                 C = self._coef(k, float(a))
                 if self.method == "two_step":
-                    total += _risk_sum(R, None, plugin=Bs[k].T @ C)
+                    total += _risk_sum(R, None, plugin=Bts[k] @ C)
                 else:
-                    H = self._h_from_projections(self.method, C, Bs[k], Bs[k])
+                    H = self._h(self.method, C, Bts[k], Bts[k])
                     total += _risk_sum(R, lambda lo, hi, H=H: H[lo:hi])
             out.append(total / (n * (n - 1.0)))
         return np.array(out)
@@ -284,18 +290,12 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         -------
         ndarray of shape (len(alphas), n_samples)
         """
-        _, Qs = self._inputs(X)
+        _, Bts = self._inputs(X)
         alphas = _check_alphas(alphas)
-        Bs = [st.project(Q) for st, Q in zip(self.problems_, Qs)]
-        out = np.zeros((len(alphas), Qs[0].shape[0]))
+        out = np.zeros((len(alphas), Bts[0].shape[0]))
         for i, a in enumerate(alphas):
-            for k, B in enumerate(Bs):
-                C = self._coef(k, float(a))
-                if self.method == "kronecker":
-                    out[i] += np.einsum("ij,ij->j", B, C @ B)
-                else:
-                    Rh = B.T @ C
-                    out[i] += np.einsum("ij,ij->i", Rh, Rh)
+            for k, Bt in enumerate(Bts):
+                out[i] += self._diag(self.method, self._coef(k, float(a)), Bt)
         return out
 
     def calibration_error_path(self, X, alphas):
