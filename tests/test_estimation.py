@@ -25,7 +25,6 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from threadpoolctl import threadpool_limits
 
 from skcalib import SKCE, calibration_error, get_scorer
 from skcalib.estimation import (BinnedCalibrationEstimator, KDECalibrationEstimator,
@@ -37,13 +36,9 @@ from skcalib.recalibration import TemperatureScaling
 
 MODES_C3 = ["top_label", "classwise", "canonical"]
 
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
-@pytest.fixture(autouse=True)
-def _single_threaded_blas():
-    # The matrices here are small (n <= 600): a multi-threaded BLAS only adds synchronisation,
-    # which on a busy 2-core machine made this module 3-5x slower. The results do not depend on it.
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 from scipy.special import softmax
-from threadpoolctl import threadpool_limits
 
 from skcalib.datasets import (
     BINARY_SQUARED_CALIBRATION_ERROR,
@@ -75,14 +74,9 @@ THETAS = tuple(SPEC_RISK_TABLE)
 #: Half a unit in the last printed digit of the spec's values.
 SPEC_ROUNDING = 5e-6
 
+pytestmark = pytest.mark.usefixtures("single_threaded_blas")
 
-@pytest.fixture(scope="module", autouse=True)
-def _single_threaded_blas():
-    # Module scope, so that the module-scoped data fixtures run inside it too. The matrices are
-    # small (n <= 3000): a multi-threaded BLAS only adds synchronisation, which on a busy 2-core
-    # machine made this module 4x slower (41 s instead of 10 s). Results do not depend on it.
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+
 
 
 def _mean_se(values):
