@@ -62,7 +62,9 @@ class CalibrationEstimatorMixin:
     problem) and implement ``_pairwise_problem(k, Q1, Q2)`` (the ``n1 x n2`` matrix of ``h`` for
     problem ``k``; ``Q2`` may be ``Q1``) and ``_diag_problem(k, Q)``. Plug-in estimators
     ``h(p, p') = <r(p), r(p')>`` only implement ``_residual_problem(k, Q)`` (the estimated
-    residual ``r(p) = p - pi(p)``, an ``(n, m)`` array).
+    residual ``r(p) = p - pi(p)``, an ``(n, m)`` array). The hooks receive what
+    ``_problem_inputs(P)`` returns for each problem -- the inputs ``Q`` by default; kernel ridge
+    passes projected kernel vectors, temperature scaling its residuals -- sliced by rows.
     """
 
     _min_fit_samples = 1
@@ -89,9 +91,6 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
     def _check_params(self):
         check_option(self.mode, "mode", MODES)
 
-    def _allowed_modes(self):
-        return MODES
-
     def fit(self, X, y):
         """Fit the estimation function on predicted probabilities ``X`` and labels ``y``.
 
@@ -111,9 +110,6 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
         data = check_labels_and_probabilities(y, X, labels=self.labels, prob_name="X",
                                               label_name="y", min_samples=self._min_fit_samples)
         mode = resolve_mode(self.mode, data.n_classes)
-        if mode not in self._allowed_modes():
-            raise ValueError(f"{type(self).__name__} does not support mode={mode!r}; use one of "
-                             f"{', '.join(repr(m) for m in self._allowed_modes() if m != 'auto')}.")
         self.classes_ = data.classes
         self.mode_ = mode
         self.n_features_in_ = 1 if np.ndim(X) == 1 or np.shape(X)[1] == 1 else data.n_classes
