@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (check_labels_and_probabilities, check_option, check_rng,
                            check_scalar_param)
+from .._pairwise import _blas_single_thread
 from ..kernels import ExponentialKernel, GaussianKernel
 from ._base import _CalibrationEstimatorBase, _risk_sum, problems_of
 
@@ -51,6 +52,12 @@ class _Spectral:
         #: indices of the Nystrom landmarks among the training samples (None: exact)
         self.landmarks = landmarks
 
+    def products(self):
+        """``S S^T`` and ``lam lam^T`` (rank x rank), ridge-free: computed once, on first use."""
+        if getattr(self, "_products", None) is None:
+            self._products = (self.S @ self.S.T, np.multiply.outer(self.lam, self.lam))
+        return self._products
+
     def project(self, Q):
         """``B = Q^T k(Q_new)``: (rank x n_new), in tiles of query columns."""
         other = self.prep.like(Q)
@@ -68,14 +75,16 @@ def _spectral(kernel, Q, R, n_components, rng):
     if n_components is None or n_components >= n:
         prep = k._prepare(Q)
         K = prep.block(slice(None), slice(None))
-        # MRRR ("evr") computes all eigenpairs ~1.7x faster than divide and conquer here
-        lam, V = linalg.eigh(K, driver="evr", check_finite=False, overwrite_a=True)
+        # divide and conquer ("evd"): on a quiet machine the fastest driver for all eigenpairs
+        # (n = 2560: 1.96 s, numpy 2.1 s, MRRR 2.35 s)
+        lam, V = linalg.eigh(K, driver="evd", check_finite=False, overwrite_a=True)
         np.maximum(lam, 0.0, out=lam)  # rounding leaves tiny negative eigenvalues
         return _Spectral(prep, V.T, lam, V.T @ R, n)
     idx = np.sort(rng.choice(n, size=n_components, replace=False))
     prep = k._prepare(Q[idx])
     Kmm = prep.block(slice(None), slice(None))
-    s, U = np.linalg.eigh(Kmm)
+    with _blas_single_thread():  # small factorisations stall with threaded BLAS under load
+        s, U = np.linalg.eigh(Kmm)
     keep = s > _NYSTROM_RCOND * s.max()
     s, U = s[keep], U[:, keep]
     Phi = prep.like(Q)
@@ -84,7 +93,8 @@ def _spectral(kernel, Q, R, n_components, rng):
     # thin SVD Phi = Q diag(sig) V^T through a QR of the tall matrix (2-3x faster than gesdd on
     # n x m here, same accuracy); Q = Qr Ub is never formed: only Q^T R is needed
     Qr, Rr = np.linalg.qr(Phi)
-    Ub, sig, Vt = np.linalg.svd(Rr)
+    with _blas_single_thread():
+        Ub, sig, Vt = np.linalg.svd(Rr)
     proj = (sig[:, None] * Vt) @ (U / np.sqrt(s)).T  # B(z) = proj @ k_m(z)
     return _Spectral(prep, proj, sig ** 2, Ub.T @ (Qr.T @ R), n, landmarks=idx)
 
@@ -189,9 +199,8 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         alpha = self.alpha if alpha is None else alpha
         st = self.problems_[k]
         if self.method == "kronecker":
-            M = st.S @ st.S.T
-            M /= np.multiply.outer(st.lam, st.lam) + alpha * st.n ** 2
-            return M
+            SS, LL = st.products()
+            return SS / (LL + alpha * st.n ** 2)
         return st.S / (st.lam + alpha * st.n)[:, None]
 
     def _coefs_cached(self, k):
