@@ -39,7 +39,7 @@ with C = 10 classes and 9 ridge values: every other value of the paper's canonic
   between two skcalib runs; the extrapolation is printed as well. Several minutes at n = 4,000.
 * ``skip``: no reference (no speed-up or agreement lines).
 
-Lines marked ``info``: skcalib's eigensolver (scipy ``driver="evr"``) against the reference's
+Lines marked ``info``: skcalib's eigensolver (scipy ``driver="evd"``) against the reference's
 ``np.linalg.eigh``; the exact pipeline and the reference unit with BLAS limited to one thread
 (``threadpoolctl``; interleaved with the rest); single runs with one BLAS thread of kkr and ukkr in
 one pipeline and of the Nystrom pipeline with ranks 200, 500 and 1000 at n = 4,000 (their errors)
@@ -68,7 +68,7 @@ from sklearn.model_selection import KFold, train_test_split
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import blas_info, print_summary, profile_call, timed  # noqa: E402
+from bench_foundation import SpeedupReport, blas_info, print_summary, profile_call, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
 import skcalib  # noqa: E402
@@ -277,48 +277,6 @@ def select(risks, diags):
 # Reporting
 
 
-class Report:
-    """Result lines: min and median time, baseline min, speed-ups (baseline / measured) of the
-    minima and of the medians."""
-
-    HEADER = (f"{'what':<54} {'min':>8} {'median':>8} {'base':>8} {'speedup':>8} "
-              f"{'s(med)':>7} {'target':>9}  result")
-
-    def __init__(self):
-        self.rows = []
-
-    def line(self, what, ts, base=None, target="-", status="info"):
-        """``ts``, ``base``: lists of times (s)."""
-        def sec(v):
-            return "-" if v is None else f"{v:7.2f}s"
-
-        tmin, tmed = min(ts), statistics.median(ts)
-        if base is None:
-            bmin = s_min = s_med = None
-        else:
-            bmin = min(base)
-            s_min, s_med = bmin / tmin, statistics.median(base) / tmed
-        fs = (lambda r: "-" if r is None else f"{r:6.2f}x")
-        row = (f"{what:<54} {sec(tmin):>8} {sec(tmed):>8} {sec(bmin):>8} {fs(s_min):>8} "
-               f"{fs(s_med):>7} {target:>9}  {status}")
-        self.rows.append((what, status))
-        print(row, flush=True)
-        return s_min
-
-    def value_line(self, what, text, target="-", status="info"):
-        row = f"{what:<54} {text:>43} {target:>9}  {status}"
-        self.rows.append((what, status))
-        print(row, flush=True)
-
-
-def fmt_times(ts):
-    return ", ".join(f"{t:.2f}" for t in ts) + " s"
-
-
-def verdict(ok):
-    return "PASS" if ok else "FAIL"
-
-
 def nystrom_rank(f, y, m):
     """Rank kept by the Nystrom approximation on the first training fold (eigenvalues of the
     landmark kernel matrix above skcalib's relative floor)."""
@@ -331,6 +289,10 @@ def nystrom_rank(f, y, m):
 
 # --------------------------------------------------------------------------------------------
 # 1. Exact pipeline, n = 4,000, against the reference
+
+
+def fmt_times(ts):
+    return ", ".join(f"{t:.2f}" for t in ts) + " s"
 
 
 def bench_exact(rep, args):
@@ -385,7 +347,7 @@ def bench_exact(rep, args):
         return run
 
     K0 = rbf(f[folds[0][0]], f[folds[0][0]])
-    evr = timed(lambda: linalg.eigh(K0, driver="evr", check_finite=False))
+    evd = timed(lambda: linalg.eigh(K0, driver="evd", check_finite=False))
     run_sk = timed(lambda: fit_quiet(pipeline(alphas), f, y))
     run_sk1 = one_blas_thread(run_sk)
 
@@ -400,22 +362,21 @@ def bench_exact(rep, args):
         t_sk.append(run_sk())
         t_units = [c["eigh"] + c["rest"] for c in clocks]
         t_eigh_ref = [c["eigh"] for c in clocks]
-        t_evr = [evr()]
+        t_evd = [evd()]
         ref = (risks_ref, diags_ref)
         lam0 = None
     elif args.reference == "unit":
-        t_sk, t_sk1, t_units, t_units1, t_evr = interleaved_times(
-            [run_sk, run_sk1, unit_run(), unit_run(1), evr], args.repeat)
+        t_sk, t_sk1, t_units, t_units1, t_evd = interleaved_times(
+            [run_sk, run_sk1, unit_run(), unit_run(1), evd], args.repeat)
         t_eigh_ref = [u[4]["eigh"] for u in unit_log if u[5] is None]
         with threadpool_limits(1, user_api="blas"):  # untimed
             risks_ref, diags_ref, lam0 = reference_values(f, y, alphas)
         ref = (risks_ref, diags_ref)
     else:
         t_sk, t_sk1 = interleaved_times([run_sk, run_sk1], args.repeat)
-        t_evr = t_eigh_ref = None
+        t_evd = t_eigh_ref = None
 
-    print(Report.HEADER)
-    print("-" * len(Report.HEADER), flush=True)
+    rep.header()
     n_units = N_FOLDS * len(alphas)
     ok_speed = None
     if args.reference == "full":
@@ -435,8 +396,8 @@ def bench_exact(rep, args):
     if t_units1 is not None:
         rep.line("1. ... both with 1 BLAS thread, vs reference (EXTRAP.)", t_sk1,
                  [n_units * t for t in t_units1])
-    if t_evr is not None:
-        rep.line(f"1. eigh n={n_train}: scipy evr (skcalib) vs np.linalg.eigh", t_evr, t_eigh_ref)
+    if t_evd is not None:
+        rep.line(f"1. eigh n={n_train}: scipy evd (skcalib) vs np.linalg.eigh", t_evd, t_eigh_ref)
         rest = [t - e for t, e in zip(t_units, t_eigh_ref)]
         print(f"\n  reference unit (one fold x one ridge value): min {min(t_units):.2f} s = "
               f"np.linalg.eigh {min(t_eigh_ref):.2f} s + the rest {min(rest):.2f} s (kernel "
@@ -586,11 +547,11 @@ def bench_lowrank(rep, args, f, y, cv_exact, alphas, t_exact1, t_ref):
         Xtr = fb[foldsb[0][0]]
         K = rbf(Xtr, Xtr)
         t_np = timed(lambda: np.linalg.eigh(K))()
-        t_evr = timed(lambda: linalg.eigh(K, driver="evr", check_finite=False))()
-        rep.line(f"2. one exact eigh n={nb_train}: scipy evr (1 run)", [t_evr])
+        t_evd = timed(lambda: linalg.eigh(K, driver="evd", check_finite=False))()
+        rep.line(f"2. one exact eigh n={nb_train}: scipy evd (1 run)", [t_evd])
         rep.line(f"2. one exact eigh n={nb_train}: np.linalg.eigh (1 run)", [t_np])
         print(f"  (the exact pipeline at n={nb} needs {N_FOLDS} such eigendecompositions, "
-              f">= {N_FOLDS * min(t_evr, t_np):.0f} s, plus {N_FOLDS * len(ab)} ridge values x "
+              f">= {N_FOLDS * min(t_evd, t_np):.0f} s, plus {N_FOLDS * len(ab)} ridge values x "
               f"n^2 (n_val + n_test) GEMM work)")
     print(flush=True)
     return ok_err, ok_big
@@ -627,13 +588,12 @@ def main(argv=None):
     print(f"times: {args.repeat} rounds, measured calls and baselines interleaved; speedup = "
           f"baseline min / skcalib min, s(med) = of the medians; reference: {args.reference}\n",
           flush=True)
-    rep = Report()
+    rep = SpeedupReport(width=54, seconds=True)
 
     print("1. Exact Kronecker kernel-ridge pipeline against the reference algorithm")
     f, y, cv, alphas, t_exact1, t_ref = bench_exact(rep, args)
     print("2. Low rank (Nystrom)")
-    print(Report.HEADER)
-    print("-" * len(Report.HEADER), flush=True)
+    rep.header()
     bench_lowrank(rep, args, f, y, cv, alphas, t_exact1, t_ref)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     print_summary(rep, t_start)

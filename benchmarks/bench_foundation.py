@@ -27,6 +27,7 @@ import os
 import platform
 import resource
 import subprocess
+import statistics
 import sys
 import time
 import tracemalloc
@@ -92,6 +93,49 @@ def interleaved_best(runs, repeat, budget=None):
             times[k].append(runs[k]())
     return [min(t) for t in times]
 
+
+
+class SpeedupReport:
+    """Result lines of the speed-up benchmarks: min and median time, baseline min, speed-ups
+    (baseline / measured) of the minima and of the medians. ``seconds=True`` prints seconds
+    (long runs), else milliseconds."""
+
+    def __init__(self, width=52, seconds=False):
+        self.rows = []
+        self.width, self.seconds = width, seconds
+        self.HEADER = (f"{'what':<{width}} {'min':>9} {'median':>9} {'base min':>9} "
+                       f"{'speedup':>8} {'s(med)':>7} {'target':>9}  result")
+
+    def _time(self, v):
+        if v is None:
+            return "-"
+        if self.seconds:
+            return f"{v:7.2f}s"
+        return f"{v * 1e3:7.0f}ms" if v >= 1.0 else f"{v * 1e3:7.1f}ms"
+
+    def line(self, what, ts, base=None, target="-", status="info"):
+        """``ts``, ``base``: lists of times (s). Returns the speed-up of the minima."""
+        tmin, tmed = min(ts), statistics.median(ts)
+        if base is None:
+            bmin = s_min = s_med = None
+        else:
+            bmin = min(base)
+            s_min, s_med = bmin / tmin, statistics.median(base) / tmed
+        fs = (lambda r: "-" if r is None else f"{r:6.2f}x")
+        row = (f"{what:<{self.width}} {self._time(tmin):>9} {self._time(tmed):>9} "
+               f"{self._time(bmin):>9} {fs(s_min):>8} {fs(s_med):>7} {target:>9}  {status}")
+        self.rows.append((what, status))
+        print(row, flush=True)
+        return s_min
+
+    def value_line(self, what, text, target="-", status="info"):
+        row = f"{what:<{self.width}} {text:>46} {target:>9}  {status}"
+        self.rows.append((what, status))
+        print(row, flush=True)
+
+    def header(self):
+        print(self.HEADER)
+        print("-" * len(self.HEADER), flush=True)
 
 def print_summary(rep, t_start):
     """The closing SUMMARY block of every benchmark script: targets met, total time, each result."""

@@ -32,7 +32,6 @@ import argparse
 import math
 import os
 import platform
-import statistics
 import sys
 import time
 
@@ -46,7 +45,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import blas_info, print_summary, profile_call, timed  # noqa: E402
+from bench_foundation import SpeedupReport, blas_info, print_summary, profile_call, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
 import skcalib  # noqa: E402
@@ -181,43 +180,6 @@ def generic_normal_temperature(mean, std, y):
 
 # --------------------------------------------------------------------------------------------
 # Reporting
-
-
-class Report:
-    """Result lines: min and median time, baseline min, speed-ups (baseline / measured) of the
-    minima and of the medians."""
-
-    HEADER = (f"{'what':<52} {'min':>9} {'median':>9} {'base min':>9} {'speedup':>8} "
-              f"{'s(med)':>7} {'target':>8}  result")
-
-    def __init__(self):
-        self.rows = []
-
-    def line(self, what, ts, base=None, target="-", status="info"):
-        def ms(v):
-            return "-" if v is None else (f"{v * 1e3:7.0f}ms" if v >= 1.0 else f"{v * 1e3:7.1f}ms")
-
-        tmin, tmed = min(ts), statistics.median(ts)
-        if base is None:
-            bmin = s_min = s_med = None
-        else:
-            bmin = min(base)
-            s_min, s_med = bmin / tmin, statistics.median(base) / tmed
-        fs = (lambda r: "-" if r is None else f"{r:6.2f}x")
-        row = (f"{what:<52} {ms(tmin):>9} {ms(tmed):>9} {ms(bmin):>9} {fs(s_min):>8} "
-               f"{fs(s_med):>7} {target:>8}  {status}")
-        self.rows.append((what, status))
-        print(row, flush=True)
-        return s_min
-
-    def value_line(self, what, text, target="-", status="info"):
-        row = f"{what:<52} {text:>47} {target:>8}  {status}"
-        self.rows.append((what, status))
-        print(row, flush=True)
-
-
-def verdict(ok):
-    return "PASS" if ok else "FAIL"
 
 
 def one_blas_thread(fn):
@@ -430,9 +392,8 @@ def main(argv=None):
     print(f"times: {args.repeat} runs (fewer, >= 3, past a section's time budget), measured calls "
           f"and baselines interleaved; speedup = baseline min / skcalib min, s(med) = of the "
           f"medians\n")
-    rep = Report()
-    print(Report.HEADER)
-    print("-" * len(Report.HEADER), flush=True)
+    rep = SpeedupReport(width=52, seconds=False)
+    rep.header()
 
     bench_multiclass(rep, args.repeat, args.profile)
     bench_binary(rep, args.repeat)
