@@ -225,3 +225,11 @@ def test_pipeline_estimate_within_two_standard_errors_of_known_truth():
                       "top_label", range(4), 2000)
     assert np.sum(np.abs(z_bin) < 2) >= 3, z_bin
     assert np.sum(np.abs(z_dir) < 2) >= 3, z_dir
+
+
+def test_best_estimator_carries_the_notion():
+    P, y = _data(n=200, seed=6)
+    cv = CalibrationErrorCV(CANDIDATES[:1], mode="classwise", cv=3, random_state=0).fit(P, y)
+    best = cv.best_estimator_
+    assert best.mode == "classwise" and best.n_bins == cv.best_params_["n_bins"]
+    assert best.fit(P, y).mode_ == "classwise"

@@ -187,7 +187,8 @@ class CalibrationErrorCV(BaseEstimator):
     best_family_ : str
     best_params_ : dict
     best_estimator_ : estimator
-        The selected candidate (unfitted: the estimate comes from its fold models).
+        The selected candidate with its parameters, ``mode`` and ``labels`` (unfitted: the
+        estimate comes from its fold models; fit it to use it on new data).
     mode_ : str
     classes_ : ndarray
     n_train_ : int
@@ -266,7 +267,7 @@ class CalibrationErrorCV(BaseEstimator):
             delayed(_fold_task)(expanded, Ptune, ytune, labels_idx, mode, train, val,
                                 P[idx_test])
             for train, val in splits)
-        self._store_results(expanded, results)
+        self._store_results(expanded, results, mode)
         self._total_standard_error([train for train, _ in splits])
         self.mode_, self.classes_, self.n_train_ = mode, classes, n_train
         self.tune_indices_, self.test_indices_ = idx_tune, idx_test
@@ -275,7 +276,7 @@ class CalibrationErrorCV(BaseEstimator):
         self._check_boundary(expanded)
         return self
 
-    def _store_results(self, expanded, results):
+    def _store_results(self, expanded, results, mode):
         K = len(results)
         risks = np.array([np.concatenate(r) for r, _ in results])  # (K, n_candidates)
         diags = np.array([np.vstack(e) for _, e in results])  # (K, n_candidates, n_test)
@@ -305,7 +306,8 @@ class CalibrationErrorCV(BaseEstimator):
         self.best_family_ = families[best]
         self.best_params_ = dict(params[best])
         est = dict((name, e) for name, e, _ in expanded)[families[best]]
-        self.best_estimator_ = clone(est).set_params(**self.best_params_)
+        self.best_estimator_ = clone(est).set_params(**self.best_params_, mode=mode,
+                                                     labels=self.labels)
         self.fold_estimates_ = ests[:, best]
         self.calibration_error_ = float(res["mean_estimate"][best])
         self.standard_error_ = float(res["se_estimate"][best])
