@@ -91,12 +91,12 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
                            max_val=0.5)
 
     def _fit(self, P, y_idx, problems):
+        L = self._logits(P)
         if self.temperature is not None:
             T = float(self.temperature)
         elif self.fit_method == "nll":
             from ..recalibration._solvers import nll_inverse_temperature
 
-            L = np.log(np.clip(P, self.eps, 1.0))
             T = 1.0 / nll_inverse_temperature(L, y_idx, np.ones(P.shape[0]))[0]
         else:
             from ..recalibration._solvers import LOG_T_GRID, minimize_log_temperature
@@ -104,7 +104,7 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
             residuals = [R for _, R in problems]
 
             def risk(T):
-                G = self._recalibrate(P, T)
+                G = softmax(L / T, axis=1)
                 return sum(_risk_sum(R, None, plugin=Rh) for R, Rh in zip(
                     residuals, _plugin_problem_residuals(P, G, self.classes_, self.mode_)))
 
@@ -112,12 +112,15 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
         self.temperature_ = T
         self.problems_ = [None] * len(problems)
 
-    def _recalibrate(self, P, T):
-        return softmax(np.log(np.clip(P, self.eps, 1.0)) / T, axis=1)
+    def _logits(self, P):
+        """``log(clip(p, eps, 1))``: the logits TemperatureScaling uses for probabilities."""
+        from ..recalibration._classifier import scores_to_logits
+
+        return scores_to_logits(P, "proba", self.eps)
 
     def _problem_inputs(self, P):
-        return _plugin_problem_residuals(P, self._recalibrate(P, self.temperature_),
-                                         self.classes_, self.mode_)
+        G = softmax(self._logits(P) / self.temperature_, axis=1)
+        return _plugin_problem_residuals(P, G, self.classes_, self.mode_)
 
     def _residual_problem(self, k, residuals):
         return residuals
