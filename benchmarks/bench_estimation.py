@@ -54,24 +54,20 @@ The script always exits with status 0: it is a report, not a test.
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import time
 import warnings
 
 import numpy as np
-import scipy
-import sklearn
 from scipy import linalg
 from sklearn.model_selection import KFold, train_test_split
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import SpeedupReport, blas_info, print_summary, profile_call, timed, verdict  # noqa: E402
+from bench_foundation import environment_line, print_summary, profile_call, SpeedupReport, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
-import skcalib  # noqa: E402
 from skcalib.estimation import (CalibrationErrorCV, KernelRidgeCalibrationEstimator,  # noqa: E402
                                 paper_grids)
 
@@ -581,10 +577,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     t_start = time.perf_counter()
-    print(f"skcalib {getattr(skcalib, '__version__', '?')} | scikit-learn {sklearn.__version__} | "
-          f"scipy {scipy.__version__} | numpy {np.__version__} | Python "
-          f"{platform.python_version()} | {os.cpu_count()} CPUs | load average "
-          f"{os.getloadavg()[0]:.2f} | BLAS: {blas_info()}")
+    print(environment_line())
     print(f"times: {args.repeat} rounds, measured calls and baselines interleaved; speedup = "
           f"baseline min / skcalib min, s(med) = of the medians; reference: {args.reference}\n",
           flush=True)

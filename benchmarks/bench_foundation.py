@@ -402,6 +402,18 @@ def blas_info():
         return "unknown"
 
 
+
+def environment_line():
+    """The versions, CPU count, load and BLAS every benchmark prints first."""
+    import scipy
+    import sklearn
+
+    return (f"skcalib {getattr(skcalib, '__version__', '?')} | scikit-learn {sklearn.__version__} | "
+            f"scipy {scipy.__version__} | numpy {np.__version__} | Python "
+            f"{platform.python_version()} | {os.cpu_count()} CPUs | load average "
+            f"{os.getloadavg()[0]:.2f} | BLAS: {blas_info()}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5,
@@ -416,9 +428,7 @@ def main(argv=None):
         return 0
 
     t_start = time.perf_counter()
-    print(f"skcalib {skcalib.__version__ if hasattr(skcalib, '__version__') else '?'} | "
-          f"numpy {np.__version__} | Python {platform.python_version()} | "
-          f"{os.cpu_count()} CPUs | load average {os.getloadavg()[0]:.2f} | BLAS: {blas_info()}")
+    print(environment_line())
     print(f"times: best of {args.repeat} runs, measured call and baseline interleaved\n")
     rep = Report()
     print(Report.HEADER)

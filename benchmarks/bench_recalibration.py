@@ -31,13 +31,10 @@ cProfile summary of skcalib's fit (``--profile`` prints it even when the targets
 import argparse
 import math
 import os
-import platform
 import sys
 import time
 
 import numpy as np
-import scipy
-import sklearn
 from scipy import optimize
 from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -45,10 +42,9 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import SpeedupReport, blas_info, print_summary, profile_call, timed, verdict  # noqa: E402
+from bench_foundation import environment_line, print_summary, profile_call, SpeedupReport, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
-import skcalib  # noqa: E402
 from skcalib.distributions import Normal  # noqa: E402
 from skcalib.recalibration import DistributionTemperatureScaling, TemperatureScaling  # noqa: E402
 
@@ -385,10 +381,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     t_start = time.perf_counter()
-    print(f"skcalib {getattr(skcalib, '__version__', '?')} | scikit-learn {sklearn.__version__} | "
-          f"scipy {scipy.__version__} | numpy {np.__version__} | Python "
-          f"{platform.python_version()} | {os.cpu_count()} CPUs | load average "
-          f"{os.getloadavg()[0]:.2f} | BLAS: {blas_info()}")
+    print(environment_line())
     print(f"times: {args.repeat} runs (fewer, >= 3, past a section's time budget), measured calls "
           f"and baselines interleaved; speedup = baseline min / skcalib min, s(med) = of the "
           f"medians\n")

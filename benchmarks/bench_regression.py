@@ -29,7 +29,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -41,7 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_foundation import MB, blas_info, make_data, print_summary, profile_call, timed  # noqa: E402
+from bench_foundation import environment_line, make_data, MB, print_summary, profile_call, timed  # noqa: E402
 
 import skcalib  # noqa: E402
 from skcalib.distributions import Normal  # noqa: E402
@@ -337,9 +336,7 @@ def main(argv=None):
         return 0
 
     t_start = time.perf_counter()
-    print(f"skcalib {getattr(skcalib, '__version__', '?')} | numpy {np.__version__} | "
-          f"Python {platform.python_version()} | {os.cpu_count()} CPUs | "
-          f"load average {os.getloadavg()[0]:.2f} | BLAS: {blas_info()}")
+    print(environment_line())
     print(f"times: {args.repeat} runs (fewer, >= 3, past a section's time budget), measured calls "
           f"and baselines interleaved; ratio = min/min, r(med) = median/median\n")
     rep = Report()
