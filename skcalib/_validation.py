@@ -148,25 +148,25 @@ def _numpy_dtype(dtype):
         return None
 
 
-def _input_dtype(y_prob):
+def _input_dtype(y_proba):
     """The dtype the caller's probabilities come in (decides the row-sum tolerance).
 
     numpy arrays and pandas Series: their dtype; DataFrames: the common dtype of their columns;
     other array-likes (lists): the dtype numpy gives them. float64 when undecidable.
     """
-    if hasattr(y_prob, "columns") and hasattr(y_prob, "dtypes"):
-        dts = [_numpy_dtype(d) for d in y_prob.dtypes]
+    if hasattr(y_proba, "columns") and hasattr(y_proba, "dtypes"):
+        dts = [_numpy_dtype(d) for d in y_proba.dtypes]
         if not dts or any(d is None for d in dts):
             return np.dtype(np.float64)
         try:
             return np.result_type(*dts)
         except TypeError:
             return np.dtype(np.float64)
-    if hasattr(y_prob, "dtype"):
-        d = _numpy_dtype(y_prob.dtype)
+    if hasattr(y_proba, "dtype"):
+        d = _numpy_dtype(y_proba.dtype)
         return np.dtype(np.float64) if d is None else d
     try:
-        return np.asarray(y_prob).dtype
+        return np.asarray(y_proba).dtype
     except (TypeError, ValueError):  # ragged sequences: check_array reports them
         return np.dtype(np.float64)
 
@@ -345,16 +345,16 @@ def pos_index(classes, pos_label):
     return int(matches[0])
 
 
-def _check_prob_array(y_prob, prob_name):
+def _check_prob_array(y_proba, prob_name):
     """float64 array (1-D or 2-D) of the probabilities; errors name ``prob_name``."""
-    if y_prob is None:
+    if y_proba is None:
         raise ValueError(f"{prob_name} must be given; got None.")
-    if isinstance(y_prob, (str, bytes, set, frozenset)):
+    if isinstance(y_proba, (str, bytes, set, frozenset)):
         raise TypeError(f"{prob_name} must be an array-like of probabilities; got a "
-                        f"{type(y_prob).__name__}.")
+                        f"{type(y_proba).__name__}.")
     try:
         P = check_array(
-            y_prob, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
+            y_proba, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
             ensure_min_samples=0, input_name=prob_name,
         )
     except (TypeError, ValueError) as exc:
@@ -382,14 +382,14 @@ def _check_row_sums(P, in_dtype, prob_name):
         )
 
 
-def check_probabilities(y_prob, n_classes, *, pos=1, name="X"):
+def check_probabilities(y_proba, n_classes, *, pos=1, name="X"):
     """Probabilities without labels, against a known number of classes (fitted estimators).
 
     Returns a read-only float64 ``(n_samples, n_classes)`` array. A single column (or 1-D input) is
     the probability of column ``pos`` of a binary problem.
     """
-    in_dtype = _input_dtype(y_prob)
-    P = _check_prob_array(y_prob, name)
+    in_dtype = _input_dtype(y_proba)
+    P = _check_prob_array(y_proba, name)
     if P.shape[0] == 0:
         raise ValueError(f"{name} is empty; at least 1 sample needed.")
     if P.ndim == 2 and P.shape[1] == 1:
@@ -413,22 +413,22 @@ def check_probabilities(y_prob, n_classes, *, pos=1, name="X"):
 __all__ += ["check_probabilities"]
 
 
-def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=None,
+def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=None,
                                    sample_weight=None, min_samples=1,
-                                   prob_name="y_prob", label_name="y_true"):
-    """Validate ``(y_true, y_prob)`` and map the labels to columns.
+                                   prob_name="y_proba", label_name="y_true"):
+    """Validate ``(y_true, y_proba)`` and map the labels to columns.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Labels of any hashable, sortable type.
-    y_prob : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, n_classes)
+    y_proba : array-like of shape (n_samples,), (n_samples, 1) or (n_samples, n_classes)
         Predicted probabilities. A single column is P(``pos_label``) of a binary problem.
     labels : array-like, default=None
         All class labels. Default: the labels present in ``y_true`` -- completed to a binary pair
-        (see below) when ``y_true`` holds a single label and ``y_prob`` is binary.
+        (see below) when ``y_true`` holds a single label and ``y_proba`` is binary.
     pos_label : label, default=None
-        Positive class of a single-column binary ``y_prob``; default: the greater of the two labels.
+        Positive class of a single-column binary ``y_proba``; default: the greater of the two labels.
         With two columns it only has to be one of the classes.
     sample_weight : array-like of shape (n_samples,), default=None
     min_samples : int, default=1
@@ -447,34 +447,34 @@ def check_labels_and_probabilities(y_true, y_prob, *, labels=None, pos_label=Non
     -----
     A binary problem whose ``y_true`` holds one label only (a fold with one class) gets the classes
     ``{0, 1}``, ``{-1, 1}`` or ``{False, True}`` that contain the label (and ``pos_label``), or
-    ``{label, pos_label}``; the same for one- and two-column ``y_prob``.
+    ``{label, pos_label}``; the same for one- and two-column ``y_proba``.
 
-    A :class:`skcalib.distributions.Categorical` is accepted for ``y_prob``: its probabilities are
+    A :class:`skcalib.distributions.Categorical` is accepted for ``y_proba``: its probabilities are
     used and its ``classes`` are the default ``labels``. Other distribution objects raise a
     ``TypeError`` (they are predictions of regressors).
     """
     from .distributions import Categorical, is_distribution
 
-    if isinstance(y_prob, Categorical):
+    if isinstance(y_proba, Categorical):
         # Columns follow the sorted labels downstream: reorder the categorical's columns.
-        order = np.argsort(y_prob.classes, kind="stable")
-        classes = y_prob.classes[order]
+        order = np.argsort(y_proba.classes, kind="stable")
+        classes = y_proba.classes[order]
         if labels is not None and not np.array_equal(np.sort(np.asarray(labels)), classes):
             raise ValueError(
                 f"labels {list(labels)} differ from the classes of the Categorical "
-                f"{prob_name} ({list(y_prob.classes)})."
+                f"{prob_name} ({list(y_proba.classes)})."
             )
         labels = classes
-        y_prob = y_prob.probs[:, order]
-    elif is_distribution(y_prob):
+        y_proba = y_proba.probs[:, order]
+    elif is_distribution(y_proba):
         raise TypeError(
-            f"{prob_name} is a {type(y_prob).__name__} distribution; this needs predicted class "
+            f"{prob_name} is a {type(y_proba).__name__} distribution; this needs predicted class "
             "probabilities. Predictive distributions are accepted by the functions skcalib.skce "
             "and skcalib.ucme (and their scorers), not by binned errors, MMCE or the estimator "
             "classes."
         )
-    in_dtype = _input_dtype(y_prob)
-    P = _check_prob_array(y_prob, prob_name)
+    in_dtype = _input_dtype(y_proba)
+    P = _check_prob_array(y_proba, prob_name)
     if y_true is None:
         raise ValueError(f"{label_name} must be given; got None.")
     y = _to_1d(y_true, label_name)

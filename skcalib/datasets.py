@@ -462,7 +462,7 @@ def make_dirichlet_calibration(n_samples=500, n_classes=5, *, concentration=0.04
 
     Returns
     -------
-    y_prob : ndarray of shape (n_samples, n_classes)
+    y_proba : ndarray of shape (n_samples, n_classes)
         The predictions ``f``; rows sum to one. At the defaults no entry is zero: an entry
         underflows only where ``power * log P < -745``, and ``log P > -1000`` at concentration
         0.04.
@@ -470,7 +470,7 @@ def make_dirichlet_calibration(n_samples=500, n_classes=5, *, concentration=0.04
         Labels in ``0, ..., n_classes - 1``.
     true_prob : ndarray of shape (n_samples, n_classes)
         Only if ``return_truth``: ``P``, which is the calibration function ``P(Y | f)`` at
-        ``y_prob``. :func:`squared_calibration_errors` gives each sample's canonical error.
+        ``y_proba``. :func:`squared_calibration_errors` gives each sample's canonical error.
 
     See Also
     --------
@@ -521,20 +521,20 @@ def make_dirichlet_calibration(n_samples=500, n_classes=5, *, concentration=0.04
     --------
     >>> import numpy as np
     >>> from skcalib.datasets import make_dirichlet_calibration, squared_calibration_errors
-    >>> y_prob, y, P = make_dirichlet_calibration(random_state=0, return_truth=True)
-    >>> y_prob.shape, y.shape, P.shape
+    >>> y_proba, y, P = make_dirichlet_calibration(random_state=0, return_truth=True)
+    >>> y_proba.shape, y.shape, P.shape
     ((500, 5), (500,), (500, 5))
-    >>> bool(np.all(y_prob > 0)), bool(np.allclose(y_prob.sum(axis=1), 1.0))
+    >>> bool(np.all(y_proba > 0)), bool(np.allclose(y_proba.sum(axis=1), 1.0))
     (True, True)
-    >>> float(np.mean(y_prob.argmax(axis=1) == y))  # accuracy; population value 0.906
+    >>> float(np.mean(y_proba.argmax(axis=1) == y))  # accuracy; population value 0.906
     0.902
-    >>> round(float(squared_calibration_errors(y_prob, P).mean()), 4)  # CCE_2^2; population 0.0633
+    >>> round(float(squared_calibration_errors(y_proba, P).mean()), 4)  # CCE_2^2; population 0.0633
     0.0624
 
     The truth is the temperature-scaled prediction with temperature ``power``:
 
     >>> from scipy.special import softmax
-    >>> bool(np.allclose(softmax(np.log(y_prob) / 0.3, axis=1), P))
+    >>> bool(np.allclose(softmax(np.log(y_proba) / 0.3, axis=1), P))
     True
     """
     check_scalar_param(n_samples, "n_samples", min_val=1)
@@ -548,7 +548,7 @@ def make_dirichlet_calibration(n_samples=500, n_classes=5, *, concentration=0.04
     return (f, y, P) if return_truth else (f, y)
 
 
-def squared_calibration_errors(y_prob, true_prob):
+def squared_calibration_errors(y_proba, true_prob):
     """Each sample's squared distance between the prediction and the calibration function.
 
     ``||f_i - pi(f_i)||^2`` for probability matrices (the per-sample canonical error, whose mean
@@ -560,7 +560,7 @@ def squared_calibration_errors(y_prob, true_prob):
 
     Parameters
     ----------
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+    y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities.
     true_prob : array-like of the same shape
         True conditional probabilities ``P(Y | f)`` at the predictions.
@@ -580,10 +580,10 @@ def squared_calibration_errors(y_prob, true_prob):
     """
     from sklearn.utils import check_array
 
-    f = check_array(y_prob, ensure_2d=False, dtype=np.float64, input_name="y_prob")
+    f = check_array(y_proba, ensure_2d=False, dtype=np.float64, input_name="y_proba")
     p = check_array(true_prob, ensure_2d=False, dtype=np.float64, input_name="true_prob")
     if f.shape != p.shape or f.ndim not in (1, 2):
-        raise ValueError(f"y_prob and true_prob must have the same shape, (n_samples,) or "
+        raise ValueError(f"y_proba and true_prob must have the same shape, (n_samples,) or "
                          f"(n_samples, n_classes); got {f.shape} and {p.shape}.")
     diff = f - p
     return diff * diff if diff.ndim == 1 else np.einsum("ij,ij->i", diff, diff)
@@ -710,7 +710,7 @@ def make_binary_squared_calibration(n_samples=1000, *, random_state=None, return
 
     Returns
     -------
-    y_prob : ndarray of shape (n_samples,)
+    y_proba : ndarray of shape (n_samples,)
         ``c``, the predicted probability of class 1.
     y : ndarray of shape (n_samples,)
         Labels in {0, 1}.

@@ -124,7 +124,7 @@ class CalibrationScorer:
     Parameters
     ----------
     metric : callable
-        ``metric(y_true, y_prob, *, labels=..., **kwargs) -> float``.
+        ``metric(y_true, y_proba, *, labels=..., **kwargs) -> float``.
     sign : {1, -1}
         ``-1`` negates the metric (lower-is-better metrics).
     kwargs : dict
@@ -186,7 +186,7 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
     ----------
     metric : {"calibration_error", "skce", "mmce", "ucme"} or callable
         A metric of :mod:`skcalib.metrics` by name, or any function
-        ``metric(y_true, y_prob, **kwargs)``.
+        ``metric(y_true, y_proba, **kwargs)``.
     greater_is_better : bool, default=False
         Calibration errors are lower-is-better, so the scorer negates them by default.
     **metric_kwargs

@@ -187,7 +187,7 @@ def test_temperature_scaling_auto_input_and_classes():
     assert TemperatureScaling().fit(L, y).input_ == "logits"
     # a class absent from the fitting labels, declared through `classes`
     keep = y != 2
-    ts = TemperatureScaling(classes=[0, 1, 2]).fit(L[keep], y[keep])
+    ts = TemperatureScaling(labels=[0, 1, 2]).fit(L[keep], y[keep])
     assert_array_equal(ts.classes_, [0, 1, 2])
     assert ts.predict_proba(L).shape == (len(L), 3)
 
@@ -570,7 +570,7 @@ def test_temperature_scaling_bad_input():
     with pytest.raises(ValueError, match="entries but there are"):
         TemperatureScaling().fit(L, y[:-1])
     with pytest.raises(ValueError, match="not in labels/classes"):
-        TemperatureScaling(classes=[0, 1, 5]).fit(L, y)
+        TemperatureScaling(labels=[0, 1, 5]).fit(L, y)
     with pytest.raises(ValueError, match="continuous"):
         TemperatureScaling().fit(L, np.linspace(0, 1, 50))
     with pytest.raises(ValueError, match="input"):

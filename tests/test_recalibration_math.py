@@ -156,7 +156,7 @@ def classification_data(kind, n, seed, scale=2.0, T0=1.5):
 def fit_ts(X, y, **kw):
     """TemperatureScaling on logits, with every warning an error."""
     C = 2 if X.ndim == 1 else X.shape[1]
-    kw.setdefault("classes", np.arange(C))
+    kw.setdefault("labels", np.arange(C))
     sw = kw.pop("sample_weight", None)
     inp = kw.pop("input", "logits")
     with warnings.catch_warnings():
@@ -287,7 +287,7 @@ def test_probabilities_with_exact_zeros_and_ones(C, eps):
 def test_argmax_preserved(kind, T0, seed):
     X, y = classification_data(kind, 400, seed=100 * seed, scale=T0, T0=T0)
     classes = np.array(["a", "b"] if kind == "bin1d" else ["a", "b", "c", "d", "e"])
-    ts = fit_ts(X, classes[y], classes=classes)
+    ts = fit_ts(X, classes[y], labels=classes)
     if T0 != 1.0:  # fitted temperatures far from 1
         assert ts.temperature_ > 10 or ts.temperature_ < 0.1
     top = (X > 0).astype(int) if X.ndim == 1 else X.argmax(axis=1)

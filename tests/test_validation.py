@@ -36,7 +36,7 @@ _rng.shuffle(YB)
 W = _rng.uniform(0.5, 2.0, size=N)
 
 FUNCS = ["calibration_error", "skce", "mmce", "ucme"]
-PROB_NAME = {"calibration_error": "y_prob", "skce": "y_pred", "mmce": "y_pred", "ucme": "y_pred"}
+PROB_NAME = {"calibration_error": "y_proba", "skce": "y_pred", "mmce": "y_pred", "ucme": "y_pred"}
 
 
 def call(name, y, P, **kw):
@@ -243,7 +243,7 @@ def test_float64_row_sum_tolerance(name):
     assert np.isfinite(call(name, Y3, ok))
     bad = P3.copy()
     bad[0, top[0]] -= 10 * tol
-    with pytest.raises(ValueError, match=r"rows of y_(prob|pred) must sum to 1.*float64"):
+    with pytest.raises(ValueError, match=r"rows of y_(proba|pred) must sum to 1.*float64"):
         call(name, Y3, bad)
 
 
@@ -274,12 +274,12 @@ def test_float32_deviation_within_and_beyond_tolerance(name):
     assert np.isfinite(call(name, y, pd.DataFrame(within)))
     beyond = P.copy()
     beyond[5, top[5]] -= np.float32(1e-3)
-    with pytest.raises(ValueError, match=r"rows of y_(prob|pred) must sum to 1.*float32.*row 5"):
+    with pytest.raises(ValueError, match=r"rows of y_(proba|pred) must sum to 1.*float32.*row 5"):
         call(name, y, beyond)
-    with pytest.raises(ValueError, match=r"rows of y_(prob|pred) must sum to 1.*float32"):
+    with pytest.raises(ValueError, match=r"rows of y_(proba|pred) must sum to 1.*float32"):
         call(name, y, pd.DataFrame(beyond))
     # float64 input with the same deviation is rejected: the tolerance is that of the input dtype.
-    with pytest.raises(ValueError, match=r"rows of y_(prob|pred) must sum to 1.*float64"):
+    with pytest.raises(ValueError, match=r"rows of y_(proba|pred) must sum to 1.*float64"):
         call(name, y, within.astype(np.float64))
 
 

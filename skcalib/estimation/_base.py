@@ -188,8 +188,8 @@ def _check_h_matrix(H, n_problems, n, mode):
     return H
 
 
-def calibration_risk(y_true, y_prob, h, *, mode=None, labels=None, pos_label=None):
-    """Calibration estimation risk of ``h`` on ``(y_true, y_prob)`` (Gruber & Bach, Eq. 20).
+def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=None):
+    """Calibration estimation risk of ``h`` on ``(y_true, y_proba)`` (Gruber & Bach, Eq. 20).
 
     The unbiased U-statistic over pairs ``i != j``::
 
@@ -204,7 +204,7 @@ def calibration_risk(y_true, y_prob, h, *, mode=None, labels=None, pos_label=Non
     ----------
     y_true : array-like of shape (n_samples,)
         True labels.
-    y_prob : array-like of shape (n_samples, n_classes) or (n_samples,)
+    y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
         Predicted probabilities.
     h : fitted calibration estimator or array-like
         An estimator of :mod:`skcalib.estimation` (its ``mode`` is used; the matrix is computed in
@@ -243,8 +243,8 @@ def calibration_risk(y_true, y_prob, h, *, mode=None, labels=None, pos_label=Non
             raise ValueError(f"mode={mode!r} differs from the estimator's mode {h.mode_!r}.")
         if labels is None:
             labels = h.classes_
-    data = check_labels_and_probabilities(y_true, y_prob, labels=labels, pos_label=pos_label,
-                                          min_samples=2, prob_name="y_prob")
+    data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
+                                          min_samples=2, prob_name="y_proba")
     n = data.n_samples
     if is_estimator:
         if not np.array_equal(data.classes, h.classes_):

@@ -334,7 +334,7 @@ def check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_s
         raise ValueError(f"debias=True is only defined for norm='l2'; got norm={norm!r}.")
 
 
-def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, strategy="uniform",
+def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, strategy="uniform",
                       mode="auto", debias=False, labels=None, pos_label=None, sample_weight=None,
                       min_bin_size=1):
     """Binned calibration error: ECE (``norm="l1"``), L2/RMS (``"l2"``) and MCE (``"max"``).
@@ -348,7 +348,7 @@ def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, st
     ----------
     y_true : array-like of shape (n_samples,)
         True labels (any hashable, sortable values).
-    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class
         (columns in the order of the sorted ``labels``).
     norm : {"l1", "l2", "max"}, default="l1"
@@ -381,7 +381,7 @@ def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, st
     labels : array-like, default=None
         All class labels (default: those present in ``y_true``).
     pos_label : label, default=None
-        Positive class for a one-column ``y_prob`` and for ``mode="binary"``; default: the greater
+        Positive class for a one-column ``y_proba`` and for ``mode="binary"``; default: the greater
         label.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the samples; bins are weighted by their total weight. Data-dependent bin edges are
@@ -409,15 +409,15 @@ def calibration_error(y_true, y_prob, *, norm="l1", squared=False, n_bins=15, st
     --------
     >>> from skcalib import calibration_error
     >>> y_true = [0, 0, 1, 1]
-    >>> y_prob = [0.1, 0.4, 0.6, 0.95]
-    >>> round(calibration_error(y_true, y_prob, n_bins=2), 4)
+    >>> y_proba = [0.1, 0.4, 0.6, 0.95]
+    >>> round(calibration_error(y_true, y_proba, n_bins=2), 4)
     0.2375
     >>> P = [[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .25, .25], [.05, .15, .8], [.2, .6, .2]]
     >>> round(calibration_error([0, 1, 2, 1, 2, 0], P, n_bins=10, mode="canonical"), 12)
     0.475
     """
     check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size)
-    data = check_labels_and_probabilities(y_true, y_prob, labels=labels, pos_label=pos_label,
+    data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
                                           sample_weight=sample_weight)
     m = resolve_mode(mode, data.n_classes)
     problems = make_problems(data, m, pos_label)

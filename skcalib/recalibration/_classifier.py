@@ -69,9 +69,10 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         ``log T`` is searched on a grid within a factor 10 of the NLL temperature and refined by
         bounded Brent. The kernel's median length scale is computed once, on the input
         probabilities, and held fixed during the search.
-    classes : array-like, default=None
-        All class labels, one per column of ``X``, when some are absent from the fitting ``y``.
-        Default: the labels present in ``y``.
+    labels : array-like, default=None
+        All class labels, one per column of ``X``, when some are absent from the fitting ``y``
+        (the ``labels`` of the metrics and of :func:`sklearn.metrics.log_loss`). Default: the
+        labels present in ``y``.
     eps : float, default=1e-12
         Probabilities are clipped to ``[eps, 1]`` before taking logarithms (an exact 0 would make
         the NLL infinite). Only used for probability input.
@@ -130,11 +131,11 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, input="auto", *, objective="nll", classes=None, eps=1e-12, kernel=None,
+    def __init__(self, input="auto", *, objective="nll", labels=None, eps=1e-12, kernel=None,
                  skce_estimator="unbiased", block_size=2):
         self.input = input
         self.objective = objective
-        self.classes = classes
+        self.labels = labels
         self.eps = eps
         self.kernel = kernel
         self.skce_estimator = skce_estimator
@@ -189,12 +190,12 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._check_params()
         S, kind, L = self._logits(X, fitting=True)
         n = S.shape[0]
-        classes, y_idx = check_class_labels(y, n, classes=self.classes, name="y")
+        classes, y_idx = check_class_labels(y, n, classes=self.labels, name="y")
         if L.shape[1] != classes.size:
             raise ValueError(
                 f"X has {S.shape[1] if S.ndim == 2 else 1} column(s) but there are {classes.size} "
                 f"classes {classes.tolist()[:10]}; pass one column per class (or one column for a "
-                "binary problem), and `classes` if some are absent from y.")
+                "binary problem), and `labels` if some are absent from y.")
         w = check_sample_weight(sample_weight, n)
         if self.objective == "nll":
             beta, self.n_iter_ = nll_inverse_temperature(L, y_idx, np.ones(n) if w is None else w)

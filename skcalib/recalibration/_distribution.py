@@ -162,7 +162,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
     def _fit_categorical(self, dist, y, w):
         from ._classifier import TemperatureScaling
 
-        ts = TemperatureScaling(input="proba", objective=self.objective, classes=dist.classes,
+        ts = TemperatureScaling(input="proba", objective=self.objective, labels=dist.classes,
                                 kernel=self.kernel, skce_estimator=self.skce_estimator,
                                 block_size=self.block_size)
         self._categorical = ts.fit(dist.probs, y, sample_weight=w)

@@ -196,7 +196,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
     recalibrator : estimator, default=None
         Fitted on ``(scores, y)`` of held-out data, it must provide ``predict_proba(scores)``;
         default ``TemperatureScaling()``. A recalibrator with ``input="auto"`` is told which kind
-        of scores it receives, and one with a ``classes`` parameter gets ``classes_``.
+        of scores it receives, and one with a ``labels`` parameter gets ``classes_``.
     cv : int, cross-validation splitter, iterable or "prefit", default=None
         Folds for cross-fitting (``None``: 5-fold stratified). ``"prefit"``: ``estimator`` is
         already fitted and the recalibrator is fitted on all data passed to ``fit``.
@@ -289,8 +289,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         params = recal.get_params(deep=False)
         if params.get("input") == "auto":
             recal.set_params(input="proba" if self.method_ == "predict_proba" else "logits")
-        if "classes" in params and params["classes"] is None:
-            recal.set_params(classes=self.classes_)
+        if "labels" in params and params["labels"] is None:
+            recal.set_params(labels=self.classes_)
         return recal
 
     def _scores(self, estimator, X):
