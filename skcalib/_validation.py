@@ -23,6 +23,9 @@ import numpy as np
 from sklearn.utils import check_array, column_or_1d
 
 __all__ = [
+    "check_bool",
+    "check_n_jobs",
+    "check_random_state_param",
     "check_labels_and_probabilities",
     "check_sample_weight",
     "check_scalar_param",
@@ -186,8 +189,48 @@ def row_sum_tolerance(dtype):
     return float(np.sqrt(np.finfo(dtype).eps))
 
 
-def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
-    """Return float64 non-negative finite weights of length ``n_samples`` (or ``None``)."""
+def check_bool(value, name):
+    """Return ``value`` if it is a bool (``numpy.bool_`` included); ``TypeError`` naming ``name``
+    otherwise. Truthiness is not enough: ``squared="False"`` must not mean ``True``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """Validate a joblib ``n_jobs``: ``None`` or a non-zero integer (negative counts from the
+    number of CPUs, as in joblib)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
+        raise TypeError(f"{name} must be None or an integer; got {n_jobs!r} of type "
+                        f"{type(n_jobs).__name__}.")
+    if n_jobs == 0:
+        raise ValueError(f"{name} must not be 0 (None or 1 runs sequentially, -1 uses every CPU).")
+    return int(n_jobs)
+
+
+def check_random_state_param(random_state, name="random_state"):
+    """Validate a ``random_state`` without drawing from it (no side effects): ``None``, a
+    non-negative integer, a numpy ``Generator`` or ``RandomState``."""
+    if random_state is None or isinstance(random_state, (np.random.Generator,
+                                                         np.random.RandomState)):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, Integral):
+        raise ValueError(f"{name} must be None, an int, a numpy Generator or RandomState; got "
+                         f"{random_state!r}.")
+    if random_state < 0 or random_state >= 2**32:
+        raise ValueError(f"{name} must be an integer in [0, 2**32 - 1]; got {random_state!r}.")
+    return random_state
+
+
+def check_sample_weight(sample_weight, n_samples, name="sample_weight", *, rescale=False):
+    """Return float64 non-negative finite weights of length ``n_samples`` (or ``None``).
+
+    ``rescale=True`` divides by the largest weight, for users whose result only depends on weight
+    ratios (every metric): huge but finite weights (1e308) then give the unweighted answer
+    instead of overflowing to NaN in products or sums.
+    """
     if sample_weight is None:
         return None
     w = _to_1d(sample_weight, name)
@@ -205,6 +248,8 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
         raise ValueError(f"{name} must be non-negative.")
     if n_samples and not np.any(w > 0):
         raise ValueError(f"{name} must have a positive sum (all weights are zero).")
+    if rescale and n_samples:
+        w = w / w.max()
     return _read_only(w)
 
 
