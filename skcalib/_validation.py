@@ -31,6 +31,7 @@ __all__ = [
     "check_scalar_param",
     "check_option",
     "ClassificationData",
+    "top_label",
 ]
 
 
@@ -355,6 +356,23 @@ class ClassificationData:
         R = -self.probs
         R[np.arange(self.n_samples), self.y] += 1.0
         return R
+
+
+def top_label(P):
+    """Top-label confidences and the label-invariant tie rule shared by every top-label notion.
+
+    Returns ``(conf, shares)``: ``conf[i] = max_k P[i, k]`` and ``shares[i, k] = 1/|A_i|`` for
+    ``k`` in the set ``A_i`` of columns attaining the maximum (0 elsewhere). A top-label
+    prediction on a tied row is read as a uniform draw from the tied classes, so its correctness is
+    ``shares[i, y_i]`` (``1{y_i = argmax}`` without ties) and the probability another model ``G``
+    gives it is ``(shares * G).sum(axis=1)``. Renaming or reordering the labels therefore never
+    changes a result, which "take the first column" would.
+    """
+    P = np.asarray(P)
+    conf = P.max(axis=1)
+    ties = P == conf[:, None]
+    shares = ties / ties.sum(axis=1, keepdims=True)
+    return conf, shares
 
 
 def _binary_classes_from_one_label(present, y, pos_label, prob_name, label_name):

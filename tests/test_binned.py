@@ -32,7 +32,7 @@ def test_modes_against_brute_force(norm, weighted):
     P = rng.dirichlet(np.ones(C) * 0.7, size=n)
     y = rng.integers(0, C, size=n)
     w = rng.uniform(0.1, 3, size=n) if weighted else None
-    conf, pred = P.max(1), P.argmax(1)
+    conf, pred = P.max(1), P.argmax(1)  # continuous P: no tied maxima
     expected = _brute_scalar(conf, (pred == y).astype(float), 10, norm, w)
     got = calibration_error(y, P, norm=norm, n_bins=10, mode="top_label", sample_weight=w)
     assert_allclose(got, expected, rtol=1e-12)
@@ -112,3 +112,30 @@ def test_debias_and_squared():
     with pytest.warns(UserWarning, match="negative"):
         assert calibration_error(neg_y, neg_p, norm="l2", debias=True) == 0.0
     assert calibration_error(neg_y, neg_p, norm="l2", debias=True, squared=True) < 0
+
+
+@pytest.mark.parametrize("metric", ["ece", "mmce"])
+def test_tied_maxima_are_label_invariant(metric):
+    """A tied row's top-label prediction is a uniform draw among the tied classes: renaming
+    (permuting) the labels never changes the result, which 'the first column wins' would."""
+    from skcalib import mmce
+
+    P = np.array([[0.4, 0.4, 0.2], [0.5, 0.25, 0.25], [0.3, 0.3, 0.4], [0.45, 0.1, 0.45],
+                  [0.2, 0.6, 0.2], [0.4, 0.4, 0.2]])
+    y = np.array([1, 0, 2, 0, 1, 0])
+    perm = np.array([2, 0, 1])  # column k becomes label perm[k]
+
+    def f(yy, PP):
+        if metric == "ece":
+            return calibration_error(yy, PP, mode="top_label", n_bins=5, labels=[0, 1, 2])
+        return mmce(yy, PP, squared=True, labels=[0, 1, 2])
+
+    Pp = np.empty_like(P)
+    Pp[:, perm] = P
+    assert_allclose(f(perm[y], Pp), f(y, P), rtol=1e-12)
+    # Rows 0 and 5 tie columns 0 and 1, row 3 ties 0 and 2: each is half correct.
+    if metric == "ece":
+        c = np.array([0.5, 1.0, 1.0, 0.5, 1.0, 0.5])
+        r = P.max(axis=1)
+        one_bin = calibration_error(y, P, mode="top_label", n_bins=1, labels=[0, 1, 2])
+        assert_allclose(one_bin, abs(c.mean() - r.mean()), rtol=1e-12)

@@ -59,14 +59,16 @@ def _data(n, C=3, seed=0, power=2.0, conc=1.0):
 
 
 def _bf_problems(P, y, mode):
-    """``[(Q, T)]`` of the notion (spec 1.6); ``y`` are column indices, ties of argmax -> first."""
+    """``[(Q, T)]`` of the notion (spec 1.6); ``y`` are column indices; a tied maximum counts
+    ``1/|ties|`` as correct when ``y`` is among the tied columns (label-invariant)."""
     n, C = P.shape
     E = np.eye(C)[y]
     if mode == "binary":
         return [(P[:, [1]], E[:, [1]])]
     if mode == "top_label":
-        pred = np.argmax(P, axis=1)
-        return [(P[np.arange(n), pred][:, None], (pred == y).astype(float)[:, None])]
+        top = P == P.max(axis=1, keepdims=True)
+        correct = top[np.arange(n), y] / top.sum(axis=1)
+        return [(P.max(axis=1)[:, None], correct[:, None])]
     if mode == "classwise":
         return [(P[:, [k]], E[:, [k]]) for k in range(C)]
     return [(P, E)]
@@ -841,7 +843,8 @@ def test_temperature_pairwise_equals_plug_in(mode, T):
 
 
 def test_temperature_top_label_uses_the_entry_at_argmax_p():
-    # g's largest entry is always the one at argmax p (softmax keeps the order); ties -> first
+    # g's largest entry is always the one at argmax p (softmax keeps the order and the ties, so
+    # the tie rule's mean over tied columns is any one of them)
     P = np.array([[0.4, 0.4, 0.2], [0.2, 0.5, 0.3], [1 / 3, 1 / 3, 1 / 3]])
     est = TemperatureCalibrationEstimator(temperature=2.0, mode="top_label",
                                           labels=[0, 1, 2]).fit(P, [0, 1, 2])

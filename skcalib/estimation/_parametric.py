@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.special import softmax
 
-from .._validation import check_option, check_scalar_param
+from .._validation import check_option, check_scalar_param, top_label
 from ..metrics._binned import make_problems
 from ._base import _CalibrationEstimatorBase, _Data, _risk_sum
 
@@ -17,9 +17,8 @@ def _plugin_problem_residuals(P, G, classes, mode):
     n = P.shape[0]
     out = []
     if mode == "top_label":
-        pred = P.argmax(axis=1)
-        Q = P[np.arange(n), pred]
-        return [(Q - G[np.arange(n), pred])[:, None]]
+        Q, shares = top_label(P)
+        return [(Q - np.einsum("ij,ij->i", shares, G))[:, None]]
     for Q, _ in make_problems(_Data(P, np.zeros(n, dtype=np.intp), classes), mode):
         if mode == "binary":
             out.append(Q - G[:, 1:2])

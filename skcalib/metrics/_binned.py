@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    top_label,
     check_labels_and_probabilities,
     check_option,
     pos_index,
@@ -232,9 +233,8 @@ def make_problems(data, mode, pos_label=None):
         k = pos_index(data.classes, pos_label)
         return [(P[:, k:k + 1], (y == k).astype(np.float64)[:, None])]
     if mode == "top_label":
-        pred = P.argmax(axis=1)
-        conf = P[np.arange(n), pred]
-        return [(conf[:, None], (pred == y).astype(np.float64)[:, None])]
+        conf, shares = top_label(P)
+        return [(conf[:, None], shares[np.arange(n), y][:, None])]
     if mode == "classwise":
         return [(P[:, k:k + 1], (y == k).astype(np.float64)[:, None]) for k in range(P.shape[1])]
     T = np.zeros_like(P)

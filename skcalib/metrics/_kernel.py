@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _pairwise
 from .._validation import (
+    top_label,
     check_labels_and_probabilities,
     check_rng,
     check_option,
@@ -259,9 +260,8 @@ def _default_mmce_kernel():
 def mmce_term(data, kernel):
     """Pair term of the MMCE: kernel on top-label confidences, residual correctness - confidence."""
     P = data.probs
-    pred = P.argmax(axis=1)
-    conf = P[np.arange(P.shape[0]), pred]
-    correct = (pred == data.y).astype(np.float64)
+    conf, shares = top_label(P)
+    correct = shares[np.arange(P.shape[0]), data.y]
     R = (correct - conf)[:, None]
     return ResidualTerm(kernel._prepare(conf[:, None]), R)
 
