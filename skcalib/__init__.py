@@ -1,10 +1,33 @@
-"""skcalib: measure, test and repair the calibration of probabilistic models, the scikit-learn way."""
+"""skcalib: measure, test and repair the calibration of probabilistic models, the scikit-learn way.
 
-from . import datasets, distributions, kernels
+The calibration errors and scorers are imported with the package. The submodules (listed in
+``skcalib.__all__``) load on first attribute access, so that ``import skcalib`` stays fast and
+``skcalib.recalibration.TemperatureScaling`` still works without a separate import::
+
+    >>> import skcalib
+    >>> skcalib.recalibration.TemperatureScaling()
+    TemperatureScaling()
+    >>> "estimation" in dir(skcalib)
+    True
+"""
+
+import importlib
+
 from .metrics import MMCE, SKCE, UCME, CalibrationError, calibration_error, mmce, skce, ucme
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
 
 __version__ = "0.1.0.dev0"
+
+#: Public submodules, imported on first access (module-level ``__getattr__``, PEP 562).
+_SUBMODULES = (
+    "datasets",
+    "distributions",
+    "estimation",
+    "kernels",
+    "metrics",
+    "recalibration",
+    "scorers",
+)
 
 __all__ = [
     "calibration_error",
@@ -18,4 +41,17 @@ __all__ = [
     "make_calibration_scorer",
     "get_scorer",
     "get_scorer_names",
+    *_SUBMODULES,
 ]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module  # later accesses skip this function
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

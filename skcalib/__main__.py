@@ -54,6 +54,9 @@ def _demo(args):
               + f"{s:>11.2e}{m:>8.4f}{u:>10.2e}")
     print("\nECE/L2-CE/MCE: top-label, 15 equal-width bins; classw.: class-wise ECE;")
     print("SKCE: unbiased squared kernel calibration error (Gaussian kernel, median heuristic);")
+    print("  unbiased, so it is negative about half of the time on a calibrated model (by design,")
+    print("  not a bug); compare it with its sampling noise, not with 0: the SKCE test of")
+    print("  skcalib.stats (skce_test, coming with the tests issue) turns it into a p-value.")
     print("MMCE: Kumar et al. 2018; UCME: squared mean embedding at 10 random test locations.")
     return 0
 

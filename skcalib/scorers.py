@@ -14,10 +14,24 @@ A scorer is a callable ``scorer(estimator, X, y_true, sample_weight=None)``, as 
   takes precedence (the hook for models with other predictive distributions: Laplace, mixtures
   of ensemble members, ...).
 
-Lower-is-better metrics are negated (names ``neg_<metric>``).
+Lower-is-better metrics are negated (names ``neg_<metric>``), as scikit-learn does, so that
+greater is always better.
 
-Unbiased kernel estimates (``neg_skce``) can be negative, so the negated score can be positive; this
-is fine for model selection (greater is still better) but worth knowing when reading the numbers.
+**Negative errors, positive scores.** The unbiased SKCE (``neg_skce``, the default) and the
+unbiased MMCE are unbiased estimates of a squared error that is zero for a calibrated model, so
+on a (nearly) calibrated model about half of them come out *negative* -- by design, not a bug --
+and the negated score is then positive. Read the size against the noise: an estimate within a
+few of its standard errors of zero does not show miscalibration (the SKCE tests of
+``skcalib.stats`` turn it into a p-value). Model selection is unaffected: greater is still better.
+
+**Several scorers at once.** ``scoring=`` of :func:`~sklearn.model_selection.cross_validate` and
+:class:`~sklearn.model_selection.GridSearchCV` accepts a dict of names to scorers; mix skcalib's
+(through :func:`get_scorer`) and scikit-learn's (by name, or through :func:`get_scorer`, which
+falls back to scikit-learn's names)::
+
+    scoring = {"ece": skcalib.get_scorer("neg_ece"),
+               "skce": skcalib.get_scorer("neg_skce"),
+               "brier": "neg_brier_score", "log_loss": "neg_log_loss"}
 """
 
 import inspect
@@ -25,7 +39,6 @@ import inspect
 import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer as _sk_get_scorer
-from sklearn.metrics import get_scorer_names as _sk_get_scorer_names
 
 from .distributions import Categorical, MultivariateNormal, Normal, is_distribution
 from .metrics import calibration_error, mmce, skce, ucme
@@ -231,29 +244,63 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
                              name=name)
 
 
+# name -> (metric, fixed keyword arguments). Every error has a long name and a short alias.
 _SCORERS = {
-    "neg_l1_calibration_error": ("calibration_error", {"norm": "l1"}),
     "neg_expected_calibration_error": ("calibration_error", {"norm": "l1"}),
+    "neg_ece": ("calibration_error", {"norm": "l1"}),
+    "neg_l1_calibration_error": ("calibration_error", {"norm": "l1"}),
     "neg_l2_calibration_error": ("calibration_error", {"norm": "l2"}),
+    "neg_rmsce": ("calibration_error", {"norm": "l2"}),
     "neg_l2_squared_calibration_error": ("calibration_error", {"norm": "l2", "squared": True}),
+    "neg_msce": ("calibration_error", {"norm": "l2", "squared": True}),
     "neg_max_calibration_error": ("calibration_error", {"norm": "max"}),
+    "neg_mce": ("calibration_error", {"norm": "max"}),
+    "neg_squared_kernel_calibration_error": ("skce", {}),
     "neg_skce": ("skce", {}),
     "neg_skce_biased": ("skce", {"estimator": "biased"}),
+    "neg_maximum_mean_calibration_error": ("mmce", {}),
     "neg_mmce": ("mmce", {}),
+    "neg_unnormalized_calibration_mean_embedding": ("ucme", {"random_state": 0}),
     "neg_ucme": ("ucme", {"random_state": 0}),
 }
 
+#: Scorers that only apply to skcalib's calibration estimation functions.
+_ESTIMATION_SCORERS = ("neg_calibration_risk",)
+
 
 def get_scorer_names():
-    """Names accepted by :func:`get_scorer`: skcalib's and scikit-learn's.
+    """Names of skcalib's scorers, accepted by :func:`get_scorer`.
+
+    Only skcalib's own names are listed; scikit-learn's stay available through
+    :func:`sklearn.metrics.get_scorer_names`, and :func:`get_scorer` accepts them too.
+
+    ============================================  ===========================================
+    long name                                     short alias
+    ============================================  ===========================================
+    ``neg_expected_calibration_error``            ``neg_ece`` (also ``neg_l1_calibration_error``)
+    ``neg_l2_calibration_error``                  ``neg_rmsce``
+    ``neg_l2_squared_calibration_error``          ``neg_msce``
+    ``neg_max_calibration_error``                 ``neg_mce``
+    ``neg_squared_kernel_calibration_error``      ``neg_skce`` (``neg_skce_biased``: biased)
+    ``neg_maximum_mean_calibration_error``        ``neg_mmce``
+    ``neg_unnormalized_calibration_mean_embedding``  ``neg_ucme``
+    ``neg_calibration_risk``                      (estimation functions only)
+    ============================================  ===========================================
+
+    Returns
+    -------
+    list of str
+        Sorted.
 
     Examples
     --------
     >>> from skcalib import get_scorer_names
-    >>> "neg_skce" in get_scorer_names()
-    True
+    >>> "neg_skce" in get_scorer_names(), "neg_ece" in get_scorer_names()
+    (True, True)
+    >>> "accuracy" in get_scorer_names()  # scikit-learn's names are not listed
+    False
     """
-    return sorted(set(_SCORERS) | {"neg_calibration_risk"} | set(_sk_get_scorer_names()))
+    return sorted(set(_SCORERS) | set(_ESTIMATION_SCORERS))
 
 
 def get_scorer(scoring):
@@ -262,35 +309,59 @@ def get_scorer(scoring):
     Parameters
     ----------
     scoring : str or callable
-        One of ``neg_l1_calibration_error`` (alias ``neg_expected_calibration_error``),
-        ``neg_l2_calibration_error``, ``neg_l2_squared_calibration_error``,
-        ``neg_max_calibration_error``, ``neg_skce``, ``neg_skce_biased``, ``neg_mmce``,
-        ``neg_ucme``, ``neg_calibration_risk`` (for the calibration estimation functions of
-        :mod:`skcalib.estimation`: the negated held-out risk of the fitted estimator), or a
-        scikit-learn scorer name. Callables are returned unchanged.
+        A name of :func:`get_scorer_names` -- the binned errors ``neg_ece``, ``neg_rmsce``,
+        ``neg_msce``, ``neg_mce``, the kernel errors ``neg_skce``, ``neg_skce_biased``,
+        ``neg_mmce``, ``neg_ucme``, each also under its long name -- or
+        ``neg_calibration_risk``, or a scikit-learn scorer name. Callables are returned
+        unchanged.
+
+        ``neg_calibration_risk`` only scores the calibration estimation functions of
+        :mod:`skcalib.estimation` (or a pipeline ending in one): the negated held-out risk of the
+        fitted estimation function on ``(probabilities, labels)``. Given any other model it
+        raises a ``TypeError`` saying so.
 
     Returns
     -------
     callable
+        ``scorer(estimator, X, y, sample_weight=None)``; greater is better.
+
+    Notes
+    -----
+    Calibration errors are lower-is-better, so the scorers return their negation. The unbiased
+    kernel estimates (``neg_skce``, the default, and ``neg_mmce`` with ``estimator="unbiased"``)
+    are negative on a calibrated model about half of the time, so their scores are then
+    positive: a score within a few standard errors of zero does not show miscalibration (the
+    SKCE tests of ``skcalib.stats`` give a p-value).
+
+    Several scorers, skcalib's and scikit-learn's, go in one ``scoring=`` dict::
+
+        cross_validate(model, X, y, scoring={"ece": get_scorer("neg_ece"),
+                                             "skce": get_scorer("neg_skce"),
+                                             "log_loss": "neg_log_loss"})
 
     Examples
     --------
     >>> from skcalib import get_scorer
     >>> get_scorer("neg_l2_calibration_error")
     make_calibration_scorer(calibration_error, greater_is_better=False, norm='l2')
+    >>> get_scorer("neg_ece")
+    make_calibration_scorer(calibration_error, greater_is_better=False, norm='l1')
     """
     if callable(scoring):
         return scoring
-    if isinstance(scoring, str) and scoring == "neg_calibration_risk":
+    if not isinstance(scoring, str):
+        raise TypeError(f"scoring must be a string or a callable; got {scoring!r}.")
+    if scoring == "neg_calibration_risk":
         from .estimation._base import RISK_SCORER
 
         return RISK_SCORER
-    if isinstance(scoring, str) and scoring in _SCORERS:
+    if scoring in _SCORERS:
         metric, kwargs = _SCORERS[scoring]
         return make_calibration_scorer(metric, **kwargs)
     try:
         return _sk_get_scorer(scoring)
     except ValueError:
         raise ValueError(
-            f"{scoring!r} is not a valid scoring value; use skcalib.get_scorer_names() to list them."
+            f"scoring={scoring!r} is neither a skcalib scorer (skcalib.get_scorer_names()) nor a "
+            "scikit-learn one (sklearn.metrics.get_scorer_names())."
         ) from None

@@ -22,6 +22,12 @@ from skcalib.kernels import GaussianKernel
 NAMED = ["neg_l1_calibration_error", "neg_l2_calibration_error",
          "neg_l2_squared_calibration_error", "neg_max_calibration_error", "neg_skce", "neg_mmce",
          "neg_ucme", "neg_skce_biased", "neg_expected_calibration_error"]
+# short alias -> long name: the same scorer
+ALIASES = {"neg_ece": "neg_expected_calibration_error", "neg_rmsce": "neg_l2_calibration_error",
+           "neg_msce": "neg_l2_squared_calibration_error", "neg_mce": "neg_max_calibration_error",
+           "neg_skce": "neg_squared_kernel_calibration_error",
+           "neg_mmce": "neg_maximum_mean_calibration_error",
+           "neg_ucme": "neg_unnormalized_calibration_mean_embedding"}
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +135,74 @@ def test_make_calibration_scorer_options(iris):
         make_calibration_scorer("skce", n_bins=3)
     with pytest.raises(TypeError, match="metric"):
         make_calibration_scorer(3)
-    with pytest.raises(ValueError, match="not a valid scoring"):
+    with pytest.raises(ValueError, match="neither a skcalib scorer"):
         get_scorer("neg_nonsense")
+    with pytest.raises(TypeError, match="scoring must be a string or a callable"):
+        get_scorer(3)
     assert get_scorer("accuracy")(model, X, y) > 0.9
     assert "make_calibration_scorer" in repr(s)
+
+
+@pytest.mark.parametrize("short", sorted(ALIASES))
+def test_short_aliases_equal_the_long_names(iris, short):
+    X, y = iris
+    model = _model().fit(X, y)
+    assert repr(get_scorer(short)) == repr(get_scorer(ALIASES[short]))
+    assert get_scorer(short)(model, X, y) == get_scorer(ALIASES[short])(model, X, y)
+    assert {short, ALIASES[short]} <= set(get_scorer_names())
+
+
+def test_get_scorer_names_lists_skcalib_names_only():
+    from sklearn.metrics import get_scorer_names as sk_names
+
+    names = get_scorer_names()
+    assert names == sorted(names) and len(names) == len(set(names))
+    assert not set(names) & set(sk_names())
+    assert "neg_calibration_risk" in names
+    for name in names:  # every listed name resolves
+        assert callable(get_scorer(name))
+    # scikit-learn's names still resolve through skcalib.get_scorer
+    assert get_scorer("neg_log_loss") is not None
+
+
+def test_one_scoring_dict_mixes_skcalib_and_sklearn_scorers(iris):
+    """The documented pattern: one ``scoring=`` dict of skcalib scorers and scikit-learn names."""
+    X, y = iris
+    cv = KFold(3, shuffle=True, random_state=0)
+    res = cross_validate(_model(), X, y, cv=cv,
+                         scoring={"ece": get_scorer("neg_ece"), "skce": get_scorer("neg_skce"),
+                                  "log_loss": "neg_log_loss", "brier": get_scorer("accuracy")})
+    for key in ("ece", "skce", "log_loss", "brier"):
+        assert np.all(np.isfinite(res[f"test_{key}"]))
+
+
+def test_neg_calibration_risk_on_a_classifier_is_one_clear_type_error(iris):
+    X, y = iris
+    model = _model().fit(X, y)
+    with pytest.raises(TypeError, match=r"neg_calibration_risk.*estimation.*LogisticRegression|"
+                                        r"neg_calibration_risk.*estimation.*Pipeline"):
+        get_scorer("neg_calibration_risk")(model, X, y)
+    with pytest.raises(TypeError, match="neg_calibration_risk"):
+        cross_val_score(_model(), X, y, cv=3, scoring=get_scorer("neg_calibration_risk"),
+                        error_score="raise")
+
+
+def test_lazy_submodules():
+    import subprocess
+    import sys
+
+    code = ("import sys, skcalib; "
+            "lazy = ['skcalib.recalibration', 'skcalib.estimation']; "
+            "assert not [m for m in lazy if m in sys.modules], 'loaded eagerly'; "
+            "assert {'recalibration', 'estimation', 'datasets'} <= set(dir(skcalib)); "
+            "assert {'recalibration', 'estimation'} <= set(skcalib.__all__); "
+            "assert skcalib.recalibration.TemperatureScaling; "
+            "assert skcalib.estimation.CalibrationErrorCV; "
+            "assert 'skcalib.recalibration' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    import skcalib
+
+    for name in skcalib.__all__:
+        assert getattr(skcalib, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        skcalib.nope
