@@ -213,6 +213,13 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
         predictive distributions from ``predict(X, return_std=True)`` for regressors (only the
         kernel metrics ``"skce"`` and ``"ucme"`` accept distributions).
 
+    Notes
+    -----
+    With the default ``greater_is_better=False`` the score is the negated error. Unbiased kernel
+    estimates (``"skce"``, and ``"mmce"`` with ``estimator="unbiased"``) are negative about half
+    of the time on a calibrated model, so their scores can be positive: compare a score with its
+    sampling noise, not with zero (the SKCE tests of ``skcalib.stats`` give a p-value).
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
