@@ -10,6 +10,19 @@ and on the diagonal; this module turns it into
   incomplete last block dropped; ``B = 2`` is the linear estimator, ``B = n`` the U-statistic),
 * row sums ``sum_{j != i} h_ij`` (each sample's share of the U-statistic).
 
+Sample weights ``w_i >= 0`` enter through one mechanism: :func:`weighted` turns a pair term into
+the term ``w_i w_j h_ij`` (exposing ``.weights``), and every statistic divides by the matching sum
+of weight products instead of a count:
+
+* weighted U-statistic ``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j``, the denominator being
+  ``(sum w)**2 - sum w**2`` (computed without cancellation, see :func:`pair_weight_sum`);
+* weighted V-statistic ``sum_{i, j} w_i w_j h_ij / (sum w)**2`` (integer weights equal repeated
+  rows);
+* weighted block statistics: each block's weighted U-statistic, with the block's weight
+  ``sum_{i != j in block} w_i w_j`` (see :func:`block_statistics`).
+
+Unit weights give the unweighted statistics.
+
 Tiles have at most ``chunk_size x chunk_size`` entries, so memory is ``O(n * chunk_size)`` at worst
 and never ``n x n``. Only tiles on or above the diagonal are evaluated (``h`` is symmetric). Work is
 split into tasks of one row-block each and run through joblib (``n_jobs``; threads by default,
@@ -25,6 +38,8 @@ A pair term implements::
                                               # tile (a == b) the sum over its strict upper triangle
     pairs(i, j) -> ndarray (k,)               # h on matching index arrays / slices
     diag(a) -> ndarray                        # h_ii for rows a (slice)
+    with_weights(w) -> term                   # optional: the term w_i w_j h_ij (see weighted)
+    weights : ndarray or None                 # set on weighted terms only
 """
 
 import math
@@ -41,6 +56,10 @@ __all__ = [
     "block_statistics",
     "row_sums",
     "dense_matrix",
+    "weighted",
+    "WeightedTerm",
+    "pair_weight_sum",
+    "block_pair_weights",
 ]
 
 #: Tile side. 512 x 512 float64 tiles (2 MiB) stay in cache and keep BLAS efficient.
@@ -56,6 +75,92 @@ def _chunk_size(chunk_size):
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}.")
     return int(chunk_size)
+
+
+def weighted(term, w):
+    """The pair term ``w_i w_j h_ij`` of ``term`` for sample weights ``w`` (``term`` if None).
+
+    Uses ``term.with_weights(w)`` when the term has it (an exact, fused path: e.g. the residual
+    term folds ``w`` into its residual vectors), else the generic :class:`WeightedTerm`. Either
+    way the result exposes ``.weights``, from which the statistics take their denominators.
+
+    Parameters
+    ----------
+    term : pair term
+        An unweighted pair term.
+    w : array-like of shape (n_samples,) or None
+        Non-negative finite weights (validated by the caller, e.g. with
+        ``check_sample_weight(..., rescale=True)``).
+
+    Returns
+    -------
+    pair term
+    """
+    if w is None:
+        return term
+    if getattr(term, "weights", None) is not None:
+        raise ValueError("the pair term is already weighted.")
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (term.n_samples,):
+        raise ValueError(
+            f"sample_weight has shape {w.shape}; expected ({term.n_samples},)."
+        )
+    with_weights = getattr(term, "with_weights", None)
+    if with_weights is not None:
+        return with_weights(w)
+    return WeightedTerm(term, w)
+
+
+class WeightedTerm:
+    """Generic weighted pair term ``w_i w_j h_ij`` around any pair term (no fused ``block_sum``).
+
+    Parameters
+    ----------
+    term : pair term
+        The unweighted term.
+    weights : ndarray of shape (n_samples,)
+        Non-negative weights.
+    """
+
+    def __init__(self, term, weights):
+        self.term = term
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.n_samples = term.n_samples
+
+    def block(self, a, b):
+        H = self.term.block(a, b) * self.weights[a][:, None]
+        H *= self.weights[b][None, :]
+        return H
+
+    def pairs(self, i, j):
+        return self.term.pairs(i, j) * (self.weights[i] * self.weights[j])
+
+    def diag(self, a):
+        w = self.weights[a]
+        return self.term.diag(a) * (w * w)
+
+
+def pair_weight_sum(w):
+    """``sum_{i != j} w_i w_j`` for non-negative weights, as ``2 sum_j w_j sum_{i < j} w_i``.
+
+    Equal to ``(sum w)**2 - sum w**2`` but without its cancellation (one dominant weight).
+    """
+    w = np.asarray(w, dtype=np.float64)
+    if w.size < 2:
+        return 0.0
+    prefix = np.cumsum(w[:-1])
+    return 2.0 * float(np.dot(w[1:], prefix))
+
+
+def block_pair_weights(w, block_size):
+    """``sum_{i != j in block b} w_i w_j`` for the consecutive blocks of ``block_size`` samples
+    (the incomplete last block dropped), by prefix sums as :func:`pair_weight_sum`."""
+    B = int(block_size)
+    w = np.asarray(w, dtype=np.float64)
+    nb = w.shape[0] // B
+    W = w[:nb * B].reshape(nb, B)
+    prefix = np.cumsum(W, axis=1)[:, :-1]
+    return 2.0 * np.einsum("ij,ij->i", W[:, 1:], prefix)
 
 
 _CONTROLLER = None
@@ -123,27 +228,63 @@ def pair_sum(term, *, lo=0, hi=None, include_diagonal=False, chunk_size=None, n_
 
 
 def u_statistic(term, *, chunk_size=None, n_jobs=None):
-    """Unbiased U-statistic ``1/(n(n-1)) * sum_{i != j} h_ij`` (needs ``n >= 2``)."""
+    """Unbiased U-statistic ``1/(n(n-1)) * sum_{i != j} h_ij`` (needs ``n >= 2``).
+
+    For a weighted term (``term.weights``, see :func:`weighted`) the weighted U-statistic
+    ``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j`` (needs two positive weights).
+    """
     n = term.n_samples
-    if n < 2:
-        raise ValueError(f"the unbiased estimator needs at least 2 samples; got {n}.")
-    return pair_sum(term, chunk_size=chunk_size, n_jobs=n_jobs) / (n * (n - 1.0))
+    w = getattr(term, "weights", None)
+    if w is None:
+        if n < 2:
+            raise ValueError(f"the unbiased estimator needs at least 2 samples; got {n}.")
+        return pair_sum(term, chunk_size=chunk_size, n_jobs=n_jobs) / (n * (n - 1.0))
+    denom = pair_weight_sum(w)
+    if not denom > 0:
+        raise ValueError(
+            "the unbiased estimator needs at least 2 samples with positive sample_weight; got "
+            f"{int(np.count_nonzero(w))}."
+        )
+    return pair_sum(term, chunk_size=chunk_size, n_jobs=n_jobs) / denom
 
 
 def v_statistic(term, *, chunk_size=None, n_jobs=None):
-    """Biased V-statistic ``1/n**2 * sum_{i, j} h_ij`` (with the diagonal)."""
+    """Biased V-statistic ``1/n**2 * sum_{i, j} h_ij`` (with the diagonal).
+
+    For a weighted term: ``sum_{i, j} w_i w_j h_ij / (sum w)**2``.
+    """
     n = term.n_samples
-    return pair_sum(term, include_diagonal=True, chunk_size=chunk_size, n_jobs=n_jobs) / float(n * n)
+    w = getattr(term, "weights", None)
+    total = pair_sum(term, include_diagonal=True, chunk_size=chunk_size, n_jobs=n_jobs)
+    if w is None:
+        return total / float(n * n)
+    sw = math.fsum(w)
+    return total / (sw * sw)
 
 
-def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None):
+def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None, return_weights=False):
     """Per-block U-statistics of the consecutive blocks of size ``block_size``.
 
     Block ``b`` covers samples ``b*B, ..., b*B + B - 1``; the last ``n mod B`` samples are dropped.
+    For a weighted term each block's value is its weighted U-statistic
+    ``sum_{i != j in b} w_i w_j h_ij / sum_{i != j in b} w_i w_j`` (0 for a block with fewer than
+    two positive weights, whose weight is 0), and its weight is the denominator.
+
+    Parameters
+    ----------
+    term : pair term
+    block_size : int
+    chunk_size : int, default=None
+    n_jobs : int, default=None
+    return_weights : bool, default=False
+        Also return each block's weight ``sum_{i != j in b} w_i w_j`` (``B (B - 1)`` unweighted):
+        the weighted block estimate is ``sum_b W_b U_b / sum_b W_b``.
 
     Returns
     -------
-    ndarray of shape (n // block_size,)
+    values : ndarray of shape (n // block_size,)
+    weights : ndarray of shape (n // block_size,)
+        Only if ``return_weights``.
     """
     n = term.n_samples
     B = int(block_size)
@@ -153,6 +294,20 @@ def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None):
         raise ValueError(f"block_size={B} exceeds the number of samples {n}.")
     nb = n // B
     T = _chunk_size(chunk_size)
+    w = getattr(term, "weights", None)
+    if w is None:
+        values = _unweighted_blocks(term, B, nb, T, n_jobs)
+        if return_weights:
+            return values, np.full(nb, B * (B - 1.0))
+        return values
+    sums = _block_pair_sums(term, B, nb, T, n_jobs)
+    weights = block_pair_weights(w, B)
+    values = np.zeros(nb)
+    np.divide(sums, weights, out=values, where=weights > 0)
+    return (values, weights) if return_weights else values
+
+
+def _unweighted_blocks(term, B, nb, T, n_jobs):
     if B == 2:
         # The linear estimator: consecutive pairs, as strided slices (no index gathers).
         return term.pairs(slice(0, 2 * nb, 2), slice(1, 2 * nb, 2))
@@ -175,7 +330,27 @@ def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None):
     return np.asarray(_run(tasks, n_jobs), dtype=np.float64)
 
 
-def _row_block_sums(term, start, stop, n, T):
+def _block_pair_sums(term, B, nb, T, n_jobs):
+    """``sum_{i != j in b} h_ij`` per block (the same three paths as the unweighted values)."""
+    if B == 2:
+        return 2.0 * term.pairs(slice(0, 2 * nb, 2), slice(1, 2 * nb, 2))
+    if B < _SMALL_BLOCK:
+        iu, ju = np.triu_indices(B, 1)
+        per_block = iu.size
+        blocks_per_chunk = max(1, (T * T) // (per_block * 8))
+        out = np.empty(nb)
+        for b0 in range(0, nb, blocks_per_chunk):
+            b1 = min(b0 + blocks_per_chunk, nb)
+            offs = (np.arange(b0, b1) * B)[:, None]
+            vals = term.pairs((offs + iu).ravel(), (offs + ju).ravel())
+            out[b0:b1] = 2.0 * vals.reshape(b1 - b0, per_block).sum(axis=1)
+        return out
+    tasks = [(lambda b=b: pair_sum(term, lo=b * B, hi=(b + 1) * B, chunk_size=T))
+             for b in range(nb)]
+    return np.asarray(_run(tasks, n_jobs), dtype=np.float64)
+
+
+def _row_block_sums(term, start, stop, n, T, cw=None):
     a = slice(start, stop)
     out = np.zeros(stop - start)
     for b0 in range(0, n, T):
@@ -186,12 +361,16 @@ def _row_block_sums(term, start, stop, n, T):
             rows = np.arange(start, stop)
             mask = (rows >= b.start) & (rows < b.stop)
             tile[np.flatnonzero(mask), rows[mask] - b.start] = 0.0
-        out += tile.sum(axis=1)
+        out += tile.sum(axis=1) if cw is None else tile @ cw[b]
     return out
 
 
-def row_sums(term, *, lo=0, hi=None, chunk_size=None, n_jobs=None):
+def row_sums(term, *, lo=0, hi=None, column_weights=None, chunk_size=None, n_jobs=None):
     """``s_i = sum_{j != i, lo <= j < hi} h_ij`` for ``lo <= i < hi``.
+
+    With ``column_weights`` ``c``: ``s_i = sum_{j != i} c_j h_ij`` (the weighted shares, from
+    which each sample's contribution to a weighted statistic follows even for zero-weight
+    samples). For a weighted term ``h_ij`` is already ``w_i w_j h_ij``.
 
     Every tile is evaluated (no symmetry), so each row's sum is formed in the same order whatever
     ``n_jobs`` is.
@@ -205,8 +384,12 @@ def row_sums(term, *, lo=0, hi=None, chunk_size=None, n_jobs=None):
 
     shifted = _Shifted() if lo else term
     m = hi - lo
+    cw = None
+    if column_weights is not None:
+        cw = np.asarray(column_weights, dtype=np.float64)[lo:hi]
     tasks = [
-        (lambda s=s: _row_block_sums(shifted, s, min(s + T, m), m, T)) for s in range(0, m, T)
+        (lambda s=s: _row_block_sums(shifted, s, min(s + T, m), m, T, cw))
+        for s in range(0, m, T)
     ]
     parts = _run(tasks, n_jobs)
     return np.concatenate(parts) if parts else np.zeros(0)
@@ -227,22 +410,26 @@ def dense_matrix(term):
     return H
 
 
-def witness_statistic(chunks, n, J):
+def witness_statistic(chunks, n, J, weights=None):
     """UCME-type statistic ``1/J sum_j (1/n sum_i W_ij)^2`` from row chunks ``(rows, W[rows])`` of
     an ``n x J`` witness matrix, with each sample's share ``W_i . mean / J`` (memory ``O(n J)``).
+
+    With ``weights`` the mean witness is the weighted mean ``sum_i w_i W_ij / sum_i w_i`` (integer
+    weights equal repeated rows).
 
     Returns
     -------
     value : float
     contributions : ndarray of shape (n,)
-        Their mean is ``value``.
+        Their (weighted) mean is ``value``.
     """
     sums = np.zeros(J)
     kept = []
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
     for a, W in chunks:
-        sums += W.sum(axis=0)
+        sums += W.sum(axis=0) if w is None else w[a] @ W
         kept.append((a, W))
-    means = sums / n
+    means = sums / (n if w is None else math.fsum(w))
     value = float(np.dot(means, means) / J)
     contrib = np.empty(n)
     for a, W in kept:

@@ -127,8 +127,9 @@ def test_make_calibration_scorer_options(iris):
     w = np.linspace(0.5, 2, len(y))
     assert_allclose(s(model, X, y, sample_weight=w),
                     -calibration_error(y, P, norm="max", mode="classwise", sample_weight=w))
-    with pytest.raises(ValueError, match="sample_weight"):
-        get_scorer("neg_skce")(model, X, y, sample_weight=w)
+    # ... the kernel metrics included (weighted statistics: tests/test_weights.py)
+    assert_allclose(get_scorer("neg_skce")(model, X, y, sample_weight=w),
+                    -skce(y, P, sample_weight=w, labels=model.classes_), rtol=1e-12)
     with pytest.raises(ValueError, match="metric"):
         make_calibration_scorer("nope")
     with pytest.raises(TypeError, match="unexpected"):

@@ -1,28 +1,52 @@
-"""Calibration errors as scikit-learn estimators.
+'''Calibration errors as scikit-learn estimators.
 
-``fit(P, y)`` learns the data-dependent parts of an error on one sample (bin edges, kernel length
-scales from the median heuristic, UCME test locations); ``error(P, y)`` evaluates the error on
-another sample with those parts fixed, ``score(P, y)`` is its negation (greater is better), and
-``transform(P, y)`` returns each sample's share of the error (an ``(n_samples, 1)`` array whose
-mean is the error). ``X`` is always a matrix of predicted probabilities: one column per class in
-the order of ``classes_``, or a single column P(``pos_label``) for binary problems.
+``fit(X, y)`` learns the data-dependent parts of an error on one sample (bin edges, kernel length
+scales from the median heuristic, UCME test locations); ``error(X, y)`` evaluates the error on
+another sample with those parts fixed, ``score(X, y)`` is its negation (greater is better), and
+``transform(X, y)`` returns each sample's share of the error (an ``(n_samples, 1)`` array whose
+mean -- weighted mean, with ``sample_weight`` -- is the error). ``X`` is a matrix of predicted
+probabilities: one column per class in the order of ``classes_``, or a single column
+P(``pos_label``) for binary problems. :class:`SKCE` and :class:`UCME` also take predictive
+distributions (:mod:`skcalib.distributions`) as ``X`` with real targets ``y``, as the functions
+:func:`skcalib.skce` and :func:`skcalib.ucme` do.
+
+Every method takes ``sample_weight``. ``error``, ``score`` and ``transform`` compute the weighted
+errors of the functions (see :func:`skcalib.skce`); ``fit`` validates the weights, but the learned
+parts (bin edges, median-heuristic length scales, test locations) are computed unweighted.
 
 The estimators compute exactly what the functions of :mod:`skcalib.metrics` compute -- both call
-the same private helpers.
-"""
+the same private helpers. Parameters are validated at the start of every ``fit``, ``error``,
+``score`` and ``transform``.
+'''
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_labels_and_probabilities, check_option, check_rng
-from . import _binned, _kernel
+from .._validation import (
+    _check_prob_array,
+    check_labels_and_probabilities,
+    check_rng,
+    check_sample_weight,
+)
+from ..distributions import Categorical
+from . import _binned, _distribution, _kernel
+
+
+def _n_columns(X):
+    """Columns of ``X`` as ``fit`` sees them; bad ``X`` (None, scalars, dicts, ragged lists)
+    raises the same error as in ``fit``."""
+    if isinstance(X, Categorical):
+        return int(X.probs.shape[1])
+    P = _check_prob_array(X, "X")
+    return 1 if P.ndim == 1 else int(P.shape[1])
 
 
 class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
-    """Shared plumbing: validation against the classes seen in ``fit``."""
+    """Shared plumbing: parameter checks, validation against the classes seen in ``fit``."""
 
     _min_samples = 1
+    _accepts_distributions = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -30,46 +54,111 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         tags.input_tags.positive_only = True
         return tags
 
-    def _validate_fit(self, X, y):
+    def _check_params(self):  # pragma: no cover - overridden
+        pass
+
+    def _check_weights(self, sample_weight, n_samples):
+        return check_sample_weight(sample_weight, n_samples, rescale=True)
+
+    def _check_y(self, y):
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
                 "(y holds the true labels)."
             )
+
+    def _check_distribution_input(self, X):
+        """True if ``X`` is a predictive distribution (estimators that accept them), else False;
+        a ``TypeError`` for distributions passed to a classification-only estimator."""
+        if not _kernel.is_regression_prediction(X):
+            return False
+        if not self._accepts_distributions:
+            raise TypeError(
+                f"X is a {type(X).__name__} distribution; {type(self).__name__} needs predicted "
+                "class probabilities (SKCE and UCME accept predictive distributions)."
+            )
+        if X.n_samples < 1:
+            raise ValueError("X is empty; at least 1 sample needed.")
+        return True
+
+    def _validate_fit(self, X, y, sample_weight=None):
+        """Check the parameters and ``(X, y, sample_weight)`` at ``fit``; set ``classes_`` and
+        ``n_features_in_``. Returns ``(data, weights)``."""
+        self._check_params()
+        self._check_y(y)
         data = check_labels_and_probabilities(
             y, X, labels=self.labels, pos_label=self.pos_label, min_samples=self._min_samples,
             prob_name="X", label_name="y",
         )
+        w = self._check_weights(sample_weight, data.n_samples)
+        self.__dict__.pop("target_shape_", None)
         self.classes_ = data.classes
         self.n_features_in_ = _n_columns(X)
-        return data
+        return data, w
+
+    def _validate_fit_distribution(self, X, y, sample_weight=None):
+        """``fit`` on predictive distributions: real targets; sets ``target_shape_``."""
+        _kernel.check_no_class_options(self.labels, self.pos_label, "X", X)
+        y = _distribution.check_targets(y, X, name="y")
+        w = self._check_weights(sample_weight, X.n_samples)
+        self.__dict__.pop("classes_", None)
+        self.__dict__.pop("n_features_in_", None)
+        self.target_shape_ = X.target_shape
+        return y, w
 
     def _validate(self, X, y, sample_weight=None, min_samples=1):
-        check_is_fitted(self, "classes_")
-        if y is None:
-            raise ValueError(f"{type(self).__name__} needs y (the true labels); got None.")
+        """Check the parameters and ``(X, y, sample_weight)`` after ``fit``, with the messages of
+        ``fit``. Returns ``(data, weights)``; ``data`` is the validated targets for distributions.
+        """
+        self._check_params()
+        check_is_fitted(self)
+        self._check_y(y)
+        fitted_on_dist = hasattr(self, "target_shape_")
+        if self._check_distribution_input(X):
+            if not fitted_on_dist:
+                raise TypeError(
+                    f"X is a {type(X).__name__} distribution, but {type(self).__name__} was fitted "
+                    "on class probabilities."
+                )
+            if X.target_shape != self.target_shape_:
+                raise ValueError(
+                    f"X has targets of shape {X.target_shape}, but {type(self).__name__} was "
+                    f"fitted on targets of shape {self.target_shape_}."
+                )
+            y = _distribution.check_targets(y, X, name="y")
+            if X.n_samples < min_samples:
+                raise ValueError(f"this estimator needs at least {min_samples} samples; got "
+                                 f"{X.n_samples} in X and y.")
+            return y, self._check_weights(sample_weight, X.n_samples)
+        if fitted_on_dist:
+            raise TypeError(
+                f"{type(self).__name__} was fitted on predictive distributions; X must be a "
+                f"distribution of the same kind, got {type(X).__name__}."
+            )
         n_cols = _n_columns(X)
         if n_cols != self.n_features_in_:
             raise ValueError(
                 f"X has {n_cols} features, but {type(self).__name__} is expecting "
                 f"{self.n_features_in_} features as input."
             )
-        return check_labels_and_probabilities(
-            y, X, labels=self.classes_, pos_label=self.pos_label, sample_weight=sample_weight,
+        data = check_labels_and_probabilities(
+            y, X, labels=self.classes_, pos_label=self.pos_label,
             min_samples=max(min_samples, self._min_samples), prob_name="X", label_name="y",
         )
+        return data, self._check_weights(sample_weight, data.n_samples)
 
     def score(self, X, y, sample_weight=None):
         """Negated calibration error of ``(X, y)`` with the fitted parameters (greater is better).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-            Predicted probabilities.
-        y : array-like of shape (n_samples,)
-            True labels.
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities (predictive distributions for :class:`SKCE` and
+            :class:`UCME` fitted on distributions).
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
         sample_weight : array-like of shape (n_samples,), default=None
-            Only :class:`CalibrationError` uses sample weights.
+            Sample weights, as in :meth:`error`.
 
         Returns
         -------
@@ -77,14 +166,24 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         """
         return -self.error(X, y, sample_weight=sample_weight)
 
-    def fit_transform(self, X, y=None, **fit_params):
-        """Fit on ``(X, y)`` and return each sample's share of the error on the same data."""
-        return self.fit(X, y, **fit_params).transform(X, y)
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit on ``(X, y)`` and return each sample's share of the error on the same data.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities (or predictive distributions, see :meth:`fit`).
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to :meth:`fit` and :meth:`transform`.
 
-def _n_columns(X):
-    shape = np.shape(X)
-    return 1 if len(shape) == 1 else int(shape[1])
+        Returns
+        -------
+        ndarray of shape (n_samples, 1)
+        """
+        return self.fit(X, y, sample_weight=sample_weight).transform(
+            X, y, sample_weight=sample_weight)
 
 
 class CalibrationError(_CalibrationErrorBase):
@@ -126,11 +225,14 @@ class CalibrationError(_CalibrationErrorBase):
     binnings_ : list
         The fitted binning of every problem (one per class for ``mode="classwise"``).
     n_features_in_ : int
+        Number of columns of ``X`` at ``fit``.
 
     Notes
     -----
     ``transform`` returns each sample's share: its bin's gap (``"l1"``), squared gap (``"l2"``, so
     that the shares average to the *squared* error) or gap (``"max"``, whose maximum is the error).
+    With ``sample_weight`` the bins' gaps are weighted, as in :func:`skcalib.calibration_error`,
+    and the shares' weighted mean is the error.
 
     Examples
     --------
@@ -160,20 +262,27 @@ class CalibrationError(_CalibrationErrorBase):
         _binned.check_binned_params(self.norm, self.squared, self.n_bins, self.strategy, self.mode,
                                     self.debias, self.min_bin_size)
 
-    def fit(self, X, y):
+    def _check_weights(self, sample_weight, n_samples):
+        # The same weights as skcalib.calibration_error (frequency weights for debias=True).
+        return check_sample_weight(sample_weight, n_samples)
+
+    def fit(self, X, y, sample_weight=None):
         """Learn the bins on ``(X, y)`` (edges depend on ``X`` only).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
+            Predicted probabilities.
         y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Validated (length, finite, non-negative); the bin edges are learned unweighted.
 
         Returns
         -------
         self
         """
-        self._check_params()
-        data = self._validate_fit(X, y)
+        data, _ = self._validate_fit(X, y, sample_weight)
         self.mode_ = _binned.resolve_mode(self.mode, data.n_classes)
         problems = _binned.make_problems(data, self.mode_, self.pos_label)
         self.binnings_ = [
@@ -183,11 +292,10 @@ class CalibrationError(_CalibrationErrorBase):
         return self
 
     def _compute(self, X, y, sample_weight=None, shares=False):
-        self._check_params()
-        data = self._validate(X, y, sample_weight)
+        data, w = self._validate(X, y, sample_weight)
         problems = _binned.make_problems(data, self.mode_, self.pos_label)
-        return _binned.binned_errors(problems, self.binnings_, self.norm, self.debias,
-                                     data.sample_weight, shares=shares)
+        return _binned.binned_errors(problems, self.binnings_, self.norm, self.debias, w,
+                                     shares=shares)
 
     def error(self, X, y, sample_weight=None):
         """The calibration error of ``(X, y)`` with the fitted bins.
@@ -195,8 +303,11 @@ class CalibrationError(_CalibrationErrorBase):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
+            Predicted probabilities.
         y : array-like of shape (n_samples,)
+            True labels.
         sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, as in :func:`skcalib.calibration_error`.
 
         Returns
         -------
@@ -205,19 +316,23 @@ class CalibrationError(_CalibrationErrorBase):
         value, _ = self._compute(X, y, sample_weight)
         return _binned.finalize(value, self.norm, self.squared, self.debias)
 
-    def transform(self, X, y=None):
+    def transform(self, X, y=None, sample_weight=None):
         """Each sample's share of the error (see Notes), shape ``(n_samples, 1)``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
+            Predicted probabilities.
         y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights; the shares' weighted mean is the (squared, for ``"l2"``) error.
 
         Returns
         -------
         ndarray of shape (n_samples, 1)
         """
-        _, shares = self._compute(X, y, shares=True)
+        _, shares = self._compute(X, y, sample_weight, shares=True)
         return shares[:, None]
 
 
@@ -226,69 +341,94 @@ class _KernelErrorBase(_CalibrationErrorBase):
 
     _min_samples = 1
 
-    def _check_estimator(self, n):
-        _kernel.check_estimator_option(self.estimator, self.block_size, n)
+    def _check_weights(self, sample_weight, n_samples):
+        return _kernel.check_weights(sample_weight, n_samples, self.estimator, self.block_size)
 
     def _term(self, data):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _value_and_term(self, X, y):
-        check_option(self.estimator, "estimator", _kernel._ESTIMATORS)
-        data = self._validate(X, y, min_samples=_kernel._min_samples(self.estimator))
-        self._check_estimator(data.n_samples)
-        return self._term(data)
+    def _term_and_weights(self, X, y, sample_weight):
+        data, w = self._validate(X, y, sample_weight,
+                                 min_samples=_kernel._min_samples(self.estimator))
+        n = data.shape[0] if isinstance(data, np.ndarray) else data.n_samples
+        _kernel.check_estimator_option(self.estimator, self.block_size, n)
+        term, chunk = self._term(X, data)
+        return term, w, self.chunk_size or chunk
 
-    def _raw_error(self, X, y):
-        term = self._value_and_term(X, y)
-        return _kernel.estimate(term, self.estimator, self.block_size,
-                                chunk_size=self.chunk_size, n_jobs=self.n_jobs)
+    def _raw_error(self, X, y, sample_weight):
+        term, w, chunk = self._term_and_weights(X, y, sample_weight)
+        return _kernel.estimate(term, self.estimator, self.block_size, sample_weight=w,
+                                chunk_size=chunk, n_jobs=self.n_jobs)
 
-    def transform(self, X, y=None):
+    def transform(self, X, y=None, sample_weight=None):
         """Each sample's share of the (squared) estimate, shape ``(n_samples, 1)``.
 
         For the unbiased estimator the share of sample ``i`` is ``sum_{j != i} h_ij / (n - 1)``, for
         the biased one ``sum_j h_ij / n``, for the block estimator the sample's within-block sum
         scaled so that the shares average to the estimate (0 for the dropped incomplete block).
+        With ``sample_weight`` the shares' weighted mean is the weighted estimate (see
+        ``skcalib.metrics._kernel.contributions`` for the formulas).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities (or predictive distributions, :class:`SKCE` only).
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
 
         Returns
         -------
         ndarray of shape (n_samples, 1)
         """
-        term = self._value_and_term(X, y)
-        return _kernel.contributions(term, self.estimator, self.block_size,
-                                     chunk_size=self.chunk_size, n_jobs=self.n_jobs)[:, None]
+        term, w, chunk = self._term_and_weights(X, y, sample_weight)
+        return _kernel.contributions(term, self.estimator, self.block_size, sample_weight=w,
+                                     chunk_size=chunk, n_jobs=self.n_jobs)[:, None]
 
 
 class SKCE(_KernelErrorBase):
     """Squared kernel calibration error as an estimator (see :func:`skcalib.skce`).
 
-    ``fit`` resolves the median-heuristic length scale on the training predictions; ``error`` and
-    ``score`` evaluate the SKCE of other samples with that kernel.
+    ``fit`` resolves the median-heuristic length scales on the training predictions; ``error`` and
+    ``score`` evaluate the SKCE of other samples with that kernel. ``X`` is a matrix of class
+    probabilities or a predictive distribution (:mod:`skcalib.distributions`; then ``y`` holds
+    real targets), as for :func:`skcalib.skce`.
 
     Parameters
     ----------
     kernel : Kernel or TensorProductKernel, default=None
-        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``.
+        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()`` for class probabilities and
+        ``WassersteinKernel("median") ⊗ GaussianKernel("median")`` for distributions (see
+        :func:`skcalib.skce`).
     estimator : {"unbiased", "biased", "block"}, default="unbiased"
+        Unbiased U-statistic, biased V-statistic or block estimator.
     block_size : int, default=2
+        Block size of the block estimator (an integer ``>= 2``).
     labels : array-like, default=None
+        All class labels (default: those present in ``y`` at ``fit``); class probabilities only.
     pos_label : label, default=None
+        Positive class of a one-column binary ``X``; class probabilities only.
     random_state : None, int or Generator, default=None
-        Subsampling of the median heuristic.
+        Subsampling of the median heuristic; Monte-Carlo draws of distributions without
+        closed-form kernel expectations.
+    n_mc_samples : int, default=100
+        Draws per prediction of the Monte-Carlo fallback (distributions only).
     chunk_size : int, default=None
+        Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
     n_jobs : int, default=None
+        Parallel jobs (joblib); results do not depend on it.
 
     Attributes
     ----------
     kernel_ : TensorProductKernel
         The kernel with numeric length scales.
     classes_ : ndarray
+        Class labels, sorted (class-probability input only).
     n_features_in_ : int
+        Number of columns of ``X`` at ``fit`` (class-probability input only).
+    target_shape_ : tuple
+        Shape of one target, ``()`` for univariate distributions (distribution input only).
 
     Examples
     --------
@@ -300,75 +440,128 @@ class SKCE(_KernelErrorBase):
     >>> est = SKCE().fit(P[:100], y[:100])
     >>> bool(abs(est.error(P[100:], y[100:])) < 0.05)
     True
+
+    Normal predictive distributions of a regressor:
+
+    >>> from skcalib.distributions import Normal
+    >>> mu = rng.normal(size=200); t = mu + rng.normal(size=200)
+    >>> est = SKCE().fit(Normal(mu[:100], 1.0), t[:100])
+    >>> bool(abs(est.error(Normal(mu[100:], 1.0), t[100:])) < 0.05)
+    True
     """
 
+    _accepts_distributions = True
+
     def __init__(self, kernel=None, *, estimator="unbiased", block_size=2, labels=None,
-                 pos_label=None, random_state=None, chunk_size=None, n_jobs=None):
+                 pos_label=None, random_state=None, n_mc_samples=100, chunk_size=None,
+                 n_jobs=None):
         self.kernel = kernel
         self.estimator = estimator
         self.block_size = block_size
         self.labels = labels
         self.pos_label = pos_label
         self.random_state = random_state
+        self.n_mc_samples = n_mc_samples
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Resolve the kernel's length scale on the predictions ``X``.
+    def _check_params(self):
+        _kernel.check_kernel_params(
+            estimator=self.estimator, block_size=self.block_size, random_state=self.random_state,
+            n_mc_samples=self.n_mc_samples, chunk_size=self.chunk_size, n_jobs=self.n_jobs)
+
+    def fit(self, X, y, sample_weight=None):
+        """Resolve the kernel's length scales on the predictions ``X``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities, or predictive distributions.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Validated; the median heuristic is unweighted.
 
         Returns
         -------
         self
         """
-        check_option(self.estimator, "estimator", _kernel._ESTIMATORS)
-        data = self._validate_fit(X, y)
+        self._check_params()
+        self._check_y(y)
+        if self._check_distribution_input(X):
+            self._validate_fit_distribution(X, y, sample_weight)
+            rng = check_rng(self.random_state)
+            self.kernel_ = _distribution.resolve_regression_kernel(
+                self.kernel, X, rng if self.random_state is not None else None)
+            return self
+        data, _ = self._validate_fit(X, y, sample_weight)
         self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
         return self
 
-    def _term(self, data):
-        return _kernel.classification_term(data, self.kernel_)
+    def _term(self, X, data):
+        if isinstance(data, np.ndarray):  # distributions: data holds the targets
+            term = _distribution.distribution_term(
+                X, data, self.kernel_, n_mc_samples=self.n_mc_samples,
+                random_state=check_rng(self.random_state))
+            return term, _distribution.preferred_chunk_size(X)
+        return _kernel.classification_term(data, self.kernel_), None
 
     def error(self, X, y, sample_weight=None):
-        """SKCE estimate of ``(X, y)`` with the fitted kernel (unweighted).
+        """SKCE estimate of ``(X, y)`` with the fitted kernel.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
-        sample_weight : None
-            Not supported (kernel estimators are unweighted); must be None.
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities, or predictive distributions if fitted on them.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: the weighted U-statistic
+            ``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j`` (unbiased), V-statistic
+            ``sum_{i, j} w_i w_j h_ij / (sum_i w_i)**2`` (biased) or block statistic of
+            :func:`skcalib.skce`.
 
         Returns
         -------
         float
         """
-        _no_weights(sample_weight, type(self).__name__)
-        return self._raw_error(X, y)
+        return self._raw_error(X, y, sample_weight)
 
 
 class MMCE(_KernelErrorBase):
     """Maximum mean calibration error as an estimator (see :func:`skcalib.mmce`).
+
+    Classification only, as the function.
 
     Parameters
     ----------
     kernel : GaussianKernel or ExponentialKernel, default=None
         Kernel on top-label confidences; ``None`` is ``ExponentialKernel(0.4)``.
     estimator : {"biased", "unbiased", "block"}, default="biased"
+        Biased V-statistic (Kumar et al.), unbiased U-statistic or block estimator.
     squared : bool, default=False
-        ``squared=False`` requires ``estimator="biased"``.
-    block_size, labels, pos_label, random_state, chunk_size, n_jobs
-        As in :class:`SKCE`.
+        Return ``MMCE**2``; ``squared=False`` requires ``estimator="biased"``. Must be a bool.
+    block_size : int, default=2
+        Block size of the block estimator (an integer ``>= 2``).
+    labels : array-like, default=None
+        All class labels (default: those present in ``y`` at ``fit``).
+    pos_label : label, default=None
+        Positive class of a one-column binary ``X``.
+    random_state : None, int or Generator, default=None
+        Subsampling of the median heuristic (a ``"median"`` length scale only).
+    chunk_size : int, default=None
+        Tile side of the pairwise engine.
+    n_jobs : int, default=None
+        Parallel jobs (joblib); results do not depend on it.
 
     Attributes
     ----------
     kernel_ : Kernel
+        The kernel with a numeric length scale.
     classes_ : ndarray
+        Class labels, sorted.
     n_features_in_ : int
+        Number of columns of ``X`` at ``fit``.
 
     Notes
     -----
@@ -395,27 +588,38 @@ class MMCE(_KernelErrorBase):
         self.chunk_size = chunk_size
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
+    def _check_params(self):
+        _kernel.check_kernel_params(
+            estimator=self.estimator, block_size=self.block_size, random_state=self.random_state,
+            chunk_size=self.chunk_size, n_jobs=self.n_jobs)
+        _kernel.check_squared(self.squared, self.estimator, "MMCE")
+        return _kernel.check_mmce_kernel(self.kernel)
+
+    def fit(self, X, y, sample_weight=None):
         """Resolve the kernel's length scale on the confidences of ``X``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
+            Predicted probabilities.
         y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Validated; the median heuristic is unweighted.
 
         Returns
         -------
         self
         """
-        check_option(self.estimator, "estimator", _kernel._ESTIMATORS)
-        _kernel.check_squared(self.squared, self.estimator, "MMCE")
-        k = _kernel.check_mmce_kernel(self.kernel)
-        data = self._validate_fit(X, y)
+        k = self._check_params()
+        self._check_y(y)
+        self._check_distribution_input(X)
+        data, _ = self._validate_fit(X, y, sample_weight)
         self.kernel_ = k.resolve(data.probs.max(axis=1)[:, None], random_state=self.random_state)
         return self
 
-    def _term(self, data):
-        return _kernel.mmce_term(data, self.kernel_)
+    def _term(self, X, data):
+        return _kernel.mmce_term(data, self.kernel_), None
 
     def error(self, X, y, sample_weight=None):
         """MMCE (or its square) of ``(X, y)`` with the fitted kernel.
@@ -423,55 +627,68 @@ class MMCE(_KernelErrorBase):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
+            Predicted probabilities.
         y : array-like of shape (n_samples,)
-        sample_weight : None
-            Not supported; must be None.
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: the weighted statistics of :func:`skcalib.mmce`.
 
         Returns
         -------
         float
         """
-        _no_weights(sample_weight, type(self).__name__)
-        value = self._raw_error(X, y)
+        value = self._raw_error(X, y, sample_weight)
         return _kernel.finish_squared(value, self.squared, self.estimator, "MMCE")
 
 
 class UCME(_CalibrationErrorBase):
     """Squared unnormalised calibration mean embedding as an estimator (see :func:`skcalib.ucme`).
 
-    ``fit`` resolves the kernel's length scale and, unless given, draws the test locations.
+    ``fit`` resolves the kernel's length scales and, unless given, draws the test locations.
+    ``X`` is a matrix of class probabilities or a predictive distribution (then ``y`` holds real
+    targets), as for :func:`skcalib.ucme`.
 
     Parameters
     ----------
     kernel : Kernel or TensorProductKernel, default=None
-        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()``.
-    test_predictions : array-like of shape (J, n_classes) or (J,), default=None
-        Predictions of the test locations (same encoding as ``X``).
-    test_targets : array-like of shape (J,), default=None
-        Labels of the test locations. If both are None, ``n_test_locations`` locations are drawn
-        in ``fit``: predictions from the uniform Dirichlet distribution, labels uniformly.
+        ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()`` for class probabilities and
+        ``WassersteinKernel("median") ⊗ GaussianKernel("median")`` for distributions.
+    test_predictions : array-like of shape (J, n_classes) or (J,), or a distribution, default=None
+        Predictions of the test locations (same encoding or family as ``X``). ``fit`` stores a
+        copy: changing the array afterwards does not change the fitted estimator.
+    test_targets : array-like of shape (J,) or (J, d), default=None
+        Labels (real targets) of the test locations. If both are None, ``n_test_locations``
+        locations are drawn in ``fit`` (see :func:`skcalib.ucme`).
     n_test_locations : int, default=10
-        Number of drawn test locations.
+        Number of drawn test locations (an integer ``>= 1``).
     labels : array-like, default=None
-        All class labels (default: those present in ``y`` at ``fit``).
+        All class labels (default: those present in ``y`` at ``fit``); class probabilities only.
     pos_label : label, default=None
-        Positive class of a one-column binary ``X``.
+        Positive class of a one-column binary ``X``; class probabilities only.
     random_state : None, int, Generator or RandomState, default=None
         Draws the test locations; also subsamples the median heuristic (None: a deterministic
-        subsample).
+        subsample) and draws the Monte-Carlo samples of the fallback.
+    n_mc_samples : int, default=100
+        Draws per prediction of the Monte-Carlo fallback (distributions only).
     chunk_size : int, default=None
         Rows per chunk (memory ``O(chunk_size * J)``).
 
     Attributes
     ----------
     kernel_ : TensorProductKernel
-    test_predictions_ : ndarray of shape (J, n_classes)
-    test_targets_ : ndarray of shape (J,)
-        Labels (values of ``classes_``) of the test locations.
+        The kernel with numeric length scales.
+    test_predictions_ : ndarray of shape (J, n_classes), or a distribution
+        The test locations' predictions (a copy).
+    test_targets_ : ndarray of shape (J,) or (J, d)
+        Labels (values of ``classes_``) or real targets of the test locations.
     test_class_indices_ : ndarray of shape (J,)
-        Column indices of ``test_targets_`` in ``classes_``.
+        Column indices of ``test_targets_`` in ``classes_`` (class-probability input only).
     classes_ : ndarray
+        Class labels, sorted (class-probability input only).
     n_features_in_ : int
+        Number of columns of ``X`` at ``fit`` (class-probability input only).
+    target_shape_ : tuple
+        Shape of one target, ``()`` for univariate distributions (distribution input only).
 
     Examples
     --------
@@ -485,9 +702,11 @@ class UCME(_CalibrationErrorBase):
     (10, 3)
     """
 
+    _accepts_distributions = True
+
     def __init__(self, kernel=None, *, test_predictions=None, test_targets=None,
                  n_test_locations=10, labels=None, pos_label=None, random_state=None,
-                 chunk_size=None):
+                 n_mc_samples=100, chunk_size=None):
         self.kernel = kernel
         self.test_predictions = test_predictions
         self.test_targets = test_targets
@@ -495,71 +714,109 @@ class UCME(_CalibrationErrorBase):
         self.labels = labels
         self.pos_label = pos_label
         self.random_state = random_state
+        self.n_mc_samples = n_mc_samples
         self.chunk_size = chunk_size
 
-    def fit(self, X, y):
+    def _check_params(self):
+        _kernel.check_ucme_params(
+            n_test_locations=self.n_test_locations, random_state=self.random_state,
+            n_mc_samples=self.n_mc_samples, chunk_size=self.chunk_size)
+
+    def fit(self, X, y, sample_weight=None):
         """Resolve the kernel and the test locations.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities, or predictive distributions.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Validated; the kernel and the test locations are learned unweighted.
 
         Returns
         -------
         self
         """
-        data = self._validate_fit(X, y)
+        self._check_params()
+        self._check_y(y)
+        if self._check_distribution_input(X):
+            self._validate_fit_distribution(X, y, sample_weight)
+            rng = check_rng(self.random_state)
+            # As in skcalib.ucme: the kernel first, then the test locations, from one generator.
+            self.kernel_ = _distribution.resolve_regression_kernel(
+                self.kernel, X, rng if self.random_state is not None else None)
+            P, ty = _distribution.resolve_distribution_test_locations(
+                X, self.test_predictions, self.test_targets, self.n_test_locations, rng,
+                name="X")
+            self.__dict__.pop("test_class_indices_", None)
+            self.test_predictions_ = P
+            self.test_targets_ = ty
+            return self
+        data, _ = self._validate_fit(X, y, sample_weight)
         rng = check_rng(self.random_state)
         P, ty = _kernel.resolve_test_locations(data, self.test_predictions, self.test_targets,
                                                self.n_test_locations, self.pos_label, rng)
         # As in skcalib.ucme: the median heuristic gets random_state itself (None: deterministic).
         self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
-        self.test_predictions_ = P
-        self.test_class_indices_ = ty
+        # Copies: the fitted state must not be a view of the caller's test_predictions.
+        self.test_predictions_ = np.array(P, dtype=np.float64, copy=True)
+        self.test_class_indices_ = np.array(ty, copy=True)
         self.test_targets_ = data.classes[ty]
         return self
+
+    def _values(self, X, y, sample_weight, contributions):
+        data, w = self._validate(X, y, sample_weight)
+        if isinstance(data, np.ndarray):  # distributions: data holds the targets
+            value, contrib = _distribution.ucme_distribution_value(
+                X, data, self.kernel_, self.test_predictions_, self.test_targets_,
+                n_mc_samples=self.n_mc_samples, random_state=check_rng(self.random_state),
+                chunk_size=self.chunk_size, sample_weight=w)
+            return contrib if contributions else value
+        if contributions:
+            return _kernel.ucme_values(data, self.kernel_, self.test_predictions_,
+                                       self.test_class_indices_, chunk_size=self.chunk_size,
+                                       sample_weight=w)[1]
+        return _kernel.ucme_value(data, self.kernel_, self.test_predictions_,
+                                  self.test_class_indices_, chunk_size=self.chunk_size,
+                                  sample_weight=w)
 
     def error(self, X, y, sample_weight=None):
         """UCME² of ``(X, y)`` at the fitted test locations.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
-        sample_weight : None
-            Not supported; must be None.
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities, or predictive distributions if fitted on them.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights: the mean witness is ``sum_i w_i W_ij / sum_i w_i`` (integer weights
+            equal repeated rows).
 
         Returns
         -------
         float
         """
-        _no_weights(sample_weight, type(self).__name__)
-        data = self._validate(X, y)
-        return _kernel.ucme_value(data, self.kernel_, self.test_predictions_, self.test_class_indices_,
-                                  chunk_size=self.chunk_size)
+        return self._values(X, y, sample_weight, contributions=False)
 
-    def transform(self, X, y=None):
+    def transform(self, X, y=None, sample_weight=None):
         """Each sample's share of UCME², shape ``(n_samples, 1)``.
 
-        Sample ``i`` gets ``1/J sum_j W_ij * mean_k W_kj`` with the witness values ``W``.
+        Sample ``i`` gets ``1/J sum_j W_ij * mean_k W_kj`` with the witness values ``W`` (the
+        weighted mean over ``k`` with ``sample_weight``; the shares' weighted mean is UCME²).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples, 1)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_samples, n_classes) or (n_samples, 1), or a distribution
+            Predicted probabilities, or predictive distributions if fitted on them.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True labels (real targets for distributions).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
 
         Returns
         -------
         ndarray of shape (n_samples, 1)
         """
-        data = self._validate(X, y)
-        _, contrib = _kernel.ucme_values(data, self.kernel_, self.test_predictions_,
-                                         self.test_class_indices_, chunk_size=self.chunk_size)
-        return contrib[:, None]
-
-
-def _no_weights(sample_weight, name):
-    if sample_weight is not None:
-        raise ValueError(f"{name} does not support sample_weight (kernel estimators are unweighted).")
-
+        return self._values(X, y, sample_weight, contributions=True)[:, None]

@@ -9,17 +9,33 @@ All three are thin definitions on the pairwise engine (:mod:`skcalib._pairwise`)
   ``h_ij = k(r_i, r_j) * (c_i - r_i) * (c_j - r_j)`` with top-label confidence ``r`` and
   correctness ``c``.
 * UCME (Widmann et al. 2021, Appendix C): the squared mean witness at ``J`` test locations.
+
+Sample weights (``sample_weight``) go through the engine's one mechanism
+(:func:`skcalib._pairwise.weighted`): the unbiased estimator becomes the weighted U-statistic
+``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j``, the biased one the weighted V-statistic
+``sum_{i, j} w_i w_j h_ij / (sum_i w_i)**2``, the block estimator the weight-combined block
+U-statistics ``sum_b sum_{i != j in b} w_i w_j h_ij / sum_b sum_{i != j in b} w_i w_j``, and the
+UCME's mean witness the weighted mean ``sum_i w_i W_ij / sum_i w_i``. Only weight ratios matter
+(weights are rescaled by their maximum); unit weights give the unweighted estimates, and integer
+weights equal repeated rows for the biased estimator and the UCME (not for the U-statistics,
+which leave out the pairs of a row with its copies).
 """
+
+import math
 
 import numpy as np
 
 from .. import _pairwise
 from .._validation import (
-    top_label,
+    check_bool,
     check_labels_and_probabilities,
-    check_rng,
+    check_n_jobs,
     check_option,
+    check_random_state_param,
+    check_rng,
+    check_sample_weight,
     check_scalar_param,
+    top_label,
 )
 from ..distributions import Categorical, is_distribution
 from ..kernels import ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram
@@ -40,11 +56,24 @@ class ResidualTerm:
         ``R @ K_Y``; defaults to ``R`` (``K_Y`` the identity).
     """
 
+    #: Sample weights of a weighted term (see :meth:`with_weights`); None if unweighted.
+    weights = None
+
     def __init__(self, prepared, R, RK=None):
         self.prepared = prepared
         self.R = np.ascontiguousarray(R, dtype=np.float64)
         self.RK = self.R if RK is None else np.ascontiguousarray(RK, dtype=np.float64)
         self.n_samples = self.R.shape[0]
+
+    def with_weights(self, w):
+        """The weighted term ``w_i w_j h_ij``: ``w`` folded into both residual factors, so that
+        it is exact and as fast as the unweighted term (fused ``block_sum`` included)."""
+        w = np.asarray(w, dtype=np.float64)
+        R = self.R * w[:, None]
+        RK = None if self.RK is self.R else self.RK * w[:, None]
+        term = ResidualTerm(self.prepared, R, RK)
+        term.weights = w
+        return term
 
     def block(self, a, b):
         K = self.prepared.block(a, b)
@@ -71,50 +100,128 @@ class ResidualTerm:
 def check_estimator_option(estimator, block_size, n_samples):
     """Validate ``estimator``/``block_size`` against the number of samples."""
     check_option(estimator, "estimator", _ESTIMATORS)
-    if estimator == "block":
-        check_scalar_param(block_size, "block_size", min_val=2)
-        if block_size > n_samples:
-            raise ValueError(
-                f"block_size={block_size} exceeds the number of samples ({n_samples})."
-            )
+    check_scalar_param(block_size, "block_size", min_val=2)
+    if estimator == "block" and block_size > n_samples:
+        raise ValueError(
+            f"block_size={block_size} exceeds the number of samples ({n_samples})."
+        )
     if estimator != "biased" and n_samples < 2:
         raise ValueError(
             f"the {estimator} estimator needs at least 2 samples; got {n_samples}."
         )
 
 
-def estimate(term, estimator, block_size=2, *, chunk_size=None, n_jobs=None):
-    """SKCE-type estimate of a pair term: unbiased U-, biased V- or block statistic."""
+def check_kernel_params(*, estimator="unbiased", block_size=2, random_state=None,
+                        n_mc_samples=100, chunk_size=None, n_jobs=None):
+    """Validate the common options of the kernel errors before any work (whether or not the code
+    path uses them): ``estimator``, ``block_size``, ``random_state``, ``n_mc_samples``,
+    ``chunk_size`` and ``n_jobs``."""
+    check_option(estimator, "estimator", _ESTIMATORS)
+    check_scalar_param(block_size, "block_size", min_val=2)
+    check_random_state_param(random_state)
+    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
+    check_n_jobs(n_jobs)
+
+
+def check_weights(sample_weight, n_samples, estimator="biased", block_size=2):
+    """``check_sample_weight(..., rescale=True)``, and enough positive weight for ``estimator``:
+    two positive weights (unbiased), or one block with two (block)."""
+    w = check_sample_weight(sample_weight, n_samples, rescale=True)
+    if w is None:
+        return None
+    if estimator == "unbiased" and np.count_nonzero(w) < 2:
+        raise ValueError(
+            "sample_weight must have at least 2 positive entries for the unbiased estimator; got "
+            f"{int(np.count_nonzero(w))}."
+        )
+    if estimator == "block" and not np.any(_pairwise.block_pair_weights(w, block_size) > 0):
+        raise ValueError(
+            "sample_weight must give some block of the block estimator at least 2 positive "
+            "entries; no block has."
+        )
+    return w
+
+
+def check_no_class_options(labels, pos_label, y_pred_name, y_pred):
+    """``labels``/``pos_label`` mean nothing for predictive distributions: refuse them."""
+    for name, value in (("labels", labels), ("pos_label", pos_label)):
+        if value is not None:
+            raise ValueError(
+                f"{name} is only meaningful for class probabilities; {y_pred_name} is a "
+                f"{type(y_pred).__name__} distribution (leave {name}=None)."
+            )
+
+
+def estimate(term, estimator, block_size=2, *, sample_weight=None, chunk_size=None,
+             n_jobs=None):
+    """SKCE-type estimate of a pair term: unbiased U-, biased V- or block statistic.
+
+    With ``sample_weight`` (validated) the weighted statistic of the module docstring.
+    """
+    term = _pairwise.weighted(term, sample_weight)
     if estimator == "unbiased":
         return _pairwise.u_statistic(term, chunk_size=chunk_size, n_jobs=n_jobs)
     if estimator == "biased":
         return _pairwise.v_statistic(term, chunk_size=chunk_size, n_jobs=n_jobs)
-    return float(np.mean(_pairwise.block_statistics(term, block_size, chunk_size=chunk_size,
-                                                    n_jobs=n_jobs)))
+    if sample_weight is None:
+        return float(np.mean(_pairwise.block_statistics(term, block_size, chunk_size=chunk_size,
+                                                        n_jobs=n_jobs)))
+    values, weights = _pairwise.block_statistics(term, block_size, chunk_size=chunk_size,
+                                                 n_jobs=n_jobs, return_weights=True)
+    total = float(weights.sum())
+    if not total > 0:
+        raise ValueError("sample_weight gives no block of the block estimator two positive "
+                         "entries.")
+    return float(np.dot(weights, values) / total)
 
 
-def contributions(term, estimator, block_size=2, *, chunk_size=None, n_jobs=None):
+def contributions(term, estimator, block_size=2, *, sample_weight=None, chunk_size=None,
+                  n_jobs=None):
     """Each sample's share of the estimate; their mean equals :func:`estimate`.
+
+    ``term`` is the unweighted pair term. Unweighted:
 
     * unbiased: ``sum_{j != i} h_ij / (n - 1)``;
     * biased: ``sum_j h_ij / n``;
     * block: ``n / (n_blocks * B * (B - 1)) * sum_{j in block(i), j != i} h_ij``, and 0 for the
       samples of the dropped incomplete block.
+
+    With weights ``w`` (``S = sum w``) the shares' *weighted* mean ``sum_i w_i c_i / S`` equals
+    the weighted estimate, and every share is defined (also for zero weights):
+
+    * unbiased: ``S / D * sum_{j != i} w_j h_ij`` with ``D = sum_{i != j} w_i w_j``;
+    * biased: ``(sum_j w_j h_ij) / S``;
+    * block: ``S / sum_b D_b * sum_{j in block(i), j != i} w_j h_ij``, with the blocks' weights
+      ``D_b = sum_{i != j in b} w_i w_j``.
     """
     n = term.n_samples
+    w = sample_weight
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64)
     if estimator == "unbiased":
-        return _pairwise.row_sums(term, chunk_size=chunk_size, n_jobs=n_jobs) / (n - 1.0)
+        s = _pairwise.row_sums(term, column_weights=w, chunk_size=chunk_size, n_jobs=n_jobs)
+        if w is None:
+            return s / (n - 1.0)
+        return s * (math.fsum(w) / _pairwise.pair_weight_sum(w))
     if estimator == "biased":
-        s = _pairwise.row_sums(term, chunk_size=chunk_size, n_jobs=n_jobs)
-        s += _pairwise.diagonal(term, chunk_size=chunk_size)
-        return s / n
+        s = _pairwise.row_sums(term, column_weights=w, chunk_size=chunk_size, n_jobs=n_jobs)
+        d = _pairwise.diagonal(term, chunk_size=chunk_size)
+        if w is None:
+            s += d
+            return s / n
+        s += w * d
+        return s / math.fsum(w)
     B = int(block_size)
     nb = n // B
     out = np.zeros(n)
-    scale = n / (nb * B * (B - 1.0))
+    if w is None:
+        scale = n / (nb * B * (B - 1.0))
+    else:
+        scale = math.fsum(w) / float(_pairwise.block_pair_weights(w, B).sum())
     for b in range(nb):
         out[b * B:(b + 1) * B] = _pairwise.row_sums(
-            term, lo=b * B, hi=(b + 1) * B, chunk_size=chunk_size
+            term, lo=b * B, hi=(b + 1) * B, column_weights=w, chunk_size=chunk_size
         )
     out *= scale
     return out
@@ -148,7 +255,8 @@ def is_regression_prediction(y_pred):
 
 
 def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, labels=None,
-         pos_label=None, random_state=None, n_mc_samples=100, chunk_size=None, n_jobs=None):
+         pos_label=None, sample_weight=None, random_state=None, n_mc_samples=100,
+         chunk_size=None, n_jobs=None):
     """Squared kernel calibration error (SKCE) of a classifier or of predictive distributions.
 
     ``SKCE = ||E k(., (P_X, Y)) - E k(., (P_X, Z_X))||^2`` with ``Z_X ~ P_X``: the squared MMD
@@ -187,11 +295,21 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
           samples, in data order, with the incomplete last block dropped (unbiased, linear time for
           fixed ``block_size``; ``block_size=2`` is the linear estimator).
     block_size : int, default=2
-        Block size of the block estimator.
+        Block size of the block estimator (an integer ``>= 2``, validated for every estimator).
     labels : array-like, default=None
-        All class labels (default: those present in ``y_true``).
+        All class labels (default: those present in ``y_true``). Class probabilities only: a
+        ``ValueError`` for predictive distributions.
     pos_label : label, default=None
-        Positive class of a one-column binary ``y_pred`` (default: the greater label).
+        Positive class of a one-column binary ``y_pred`` (default: the greater label). Class
+        probabilities only: a ``ValueError`` for predictive distributions.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights; only their ratios matter. The unbiased estimate becomes the weighted
+        U-statistic ``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j`` (which needs two positive
+        weights), the biased one ``sum_{i, j} w_i w_j h_ij / (sum_i w_i)**2`` (integer weights
+        equal repeated rows), the block one
+        ``sum_b sum_{i != j in b} w_i w_j h_ij / sum_b sum_{i != j in b} w_i w_j`` over the blocks
+        ``b`` (each block's weighted U-statistic, weighted by its pair weight; equal weights give
+        the unweighted mean over blocks). The median heuristic is unweighted.
     random_state : None, int or Generator, default=None
         Subsampling of the median heuristic when there are more than ``max_samples`` predictions;
         the Monte-Carlo draws of distributions without closed-form kernel expectations.
@@ -202,7 +320,7 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     chunk_size : int, default=None
         Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
     n_jobs : int, default=None
-        Parallel jobs (joblib).
+        Parallel jobs (joblib). Results do not depend on it.
 
     Returns
     -------
@@ -235,22 +353,26 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     >>> round(skce([0.0, 0.0], Normal([0.0, 0.0], [1.0, 1.0]), kernel=k), 12)
     0.163136706817
     """
-    check_option(estimator, "estimator", _ESTIMATORS)
+    check_kernel_params(estimator=estimator, block_size=block_size, random_state=random_state,
+                        n_mc_samples=n_mc_samples, chunk_size=chunk_size, n_jobs=n_jobs)
     if is_regression_prediction(y_pred):
-        check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+        check_no_class_options(labels, pos_label, "y_pred", y_pred)
         if y_pred.n_samples < 1:
             raise ValueError("y_pred is empty.")
         check_estimator_option(estimator, block_size, y_pred.n_samples)
+        w = check_weights(sample_weight, y_pred.n_samples, estimator, block_size)
         term, chunk = _distribution.prepare_term(y_true, y_pred, kernel, random_state=random_state,
                                                  n_mc_samples=n_mc_samples)
-        return estimate(term, estimator, block_size, chunk_size=chunk_size or chunk,
-                        n_jobs=n_jobs)
+        return estimate(term, estimator, block_size, sample_weight=w,
+                        chunk_size=chunk_size or chunk, n_jobs=n_jobs)
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           min_samples=_min_samples(estimator), prob_name="y_pred")
     check_estimator_option(estimator, block_size, data.n_samples)
+    w = check_weights(sample_weight, data.n_samples, estimator, block_size)
     k = resolve_kernel(kernel, data.probs, random_state)
     term = classification_term(data, k)
-    return estimate(term, estimator, block_size, chunk_size=chunk_size, n_jobs=n_jobs)
+    return estimate(term, estimator, block_size, sample_weight=w, chunk_size=chunk_size,
+                    n_jobs=n_jobs)
 
 
 def _default_mmce_kernel():
@@ -278,7 +400,9 @@ def check_mmce_kernel(kernel):
 
 
 def check_squared(squared, estimator, name):
-    """Refuse ``squared=False`` for estimators whose estimates may be negative."""
+    """``squared`` must be a bool; refuse ``squared=False`` for estimators whose estimates may be
+    negative."""
+    squared = check_bool(squared, "squared")
     if not squared and estimator != "biased":
         raise ValueError(
             f"squared=False is only available with estimator='biased': {name} estimates of the "
@@ -293,7 +417,8 @@ def finish_squared(value, squared, estimator, name):
 
 
 def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, block_size=2,
-         labels=None, pos_label=None, random_state=None, chunk_size=None, n_jobs=None):
+         labels=None, pos_label=None, sample_weight=None, random_state=None, chunk_size=None,
+         n_jobs=None):
     """Maximum mean calibration error (MMCE) of Kumar et al. (2018).
 
     ``MMCE^2 = E[(c - r)(c' - r') k(r, r')]`` with the top-label confidence ``r = max_k p_k`` and
@@ -303,8 +428,9 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
+        True labels.
     y_pred : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities (see :func:`skce`).
+        Predicted probabilities (see :func:`skce`); class probabilities only.
     kernel : GaussianKernel or ExponentialKernel, default=None
         Kernel on confidences; ``None`` is ``ExponentialKernel(length_scale=0.4)``, the Laplacian
         kernel ``exp(-|r - r'| / 0.4)`` of Kumar et al.
@@ -312,8 +438,22 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
         ``"biased"`` is Kumar et al.'s V-statistic.
     squared : bool, default=False
         Return ``MMCE^2``. ``squared=False`` (the MMCE itself) requires ``estimator="biased"``.
-    block_size, labels, pos_label, random_state, chunk_size, n_jobs
-        As in :func:`skce`.
+        Must be a bool (``"False"`` is a ``TypeError``, not a true value).
+    block_size : int, default=2
+        Block size of the block estimator, as in :func:`skce`.
+    labels : array-like, default=None
+        All class labels (default: those present in ``y_true``).
+    pos_label : label, default=None
+        Positive class of a one-column binary ``y_pred``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights: the weighted V-, U- or block statistics of :func:`skce` (the
+        unbiased one is ``sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j``).
+    random_state : None, int or Generator, default=None
+        Subsampling of the median heuristic (a ``"median"`` length scale only).
+    chunk_size : int, default=None
+        Tile side of the pairwise engine.
+    n_jobs : int, default=None
+        Parallel jobs (joblib). Results do not depend on it.
 
     Returns
     -------
@@ -325,16 +465,19 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
     >>> round(mmce([0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3]), 6)
     0.221182
     """
-    check_option(estimator, "estimator", _ESTIMATORS)
+    check_kernel_params(estimator=estimator, block_size=block_size, random_state=random_state,
+                        chunk_size=chunk_size, n_jobs=n_jobs)
     check_squared(squared, estimator, "MMCE")
     k = check_mmce_kernel(kernel)
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           min_samples=_min_samples(estimator), prob_name="y_pred")
     check_estimator_option(estimator, block_size, data.n_samples)
+    w = check_weights(sample_weight, data.n_samples, estimator, block_size)
     conf = data.probs.max(axis=1)[:, None]
     k = k.resolve(conf, random_state=random_state)
     term = mmce_term(data, k)
-    value = estimate(term, estimator, block_size, chunk_size=chunk_size, n_jobs=n_jobs)
+    value = estimate(term, estimator, block_size, sample_weight=w, chunk_size=chunk_size,
+                     n_jobs=n_jobs)
     return finish_squared(value, squared, estimator, "MMCE")
 
 
@@ -381,26 +524,30 @@ def ucme_witness(data, kernel, test_P, test_y, *, chunk_size=None):
         yield a, Kt
 
 
-def ucme_values(data, kernel, test_P, test_y, *, chunk_size=None):
-    """``(UCME^2, per-sample contributions)`` at the given test locations."""
+def ucme_values(data, kernel, test_P, test_y, *, chunk_size=None, sample_weight=None):
+    """``(UCME^2, per-sample contributions)`` at the given test locations (the contributions'
+    weighted mean is the value)."""
     chunks = ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size)
-    return _pairwise.witness_statistic(chunks, data.n_samples, test_P.shape[0])
+    return _pairwise.witness_statistic(chunks, data.n_samples, test_P.shape[0],
+                                       weights=sample_weight)
 
 
-def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None):
-    """``UCME^2`` only, streaming over row chunks."""
+def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None, sample_weight=None):
+    """``UCME^2`` only, streaming over row chunks; the mean witness is weighted by
+    ``sample_weight`` (``sum_i w_i W_ij / sum_i w_i``)."""
     n = data.n_samples
     J = test_P.shape[0]
     sums = np.zeros(J)
-    for _, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
-        sums += W.sum(axis=0)
-    means = sums / n
+    w = sample_weight
+    for a, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
+        sums += W.sum(axis=0) if w is None else w[a] @ W
+    means = sums / (n if w is None else math.fsum(w))
     return float(np.dot(means, means) / J)
 
 
 def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=None,
-         n_test_locations=10, labels=None, pos_label=None, random_state=None, n_mc_samples=100,
-         chunk_size=None):
+         n_test_locations=10, labels=None, pos_label=None, sample_weight=None, random_state=None,
+         n_mc_samples=100, chunk_size=None):
     """Squared unnormalised calibration mean embedding (UCME) of a classifier.
 
     ``UCME^2 = 1/J sum_j (1/n sum_i k_pred(t_j, p_i) [k_Y(t^Y_j, y_i) - E_{Z ~ p_i} k_Y(t^Y_j, Z)])^2``
@@ -423,14 +570,24 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
         Dirichlet distribution on the simplex and labels uniformly from the classes; for
         distributions, ``J`` of the predictions chosen at random and one target drawn from each.
     n_test_locations : int, default=10
-        Number of drawn test locations.
-    labels, pos_label : see :func:`skce`
+        Number of drawn test locations (an integer ``>= 1``, validated even when test locations
+        are given).
+    labels : array-like, default=None
+        All class labels (see :func:`skce`); a ``ValueError`` for predictive distributions.
+    pos_label : label, default=None
+        Positive class of a one-column binary ``y_pred``; a ``ValueError`` for predictive
+        distributions.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights: the mean witness becomes the weighted mean
+        ``sum_i w_i W_ij / sum_i w_i`` (integer weights equal repeated rows). Test locations and
+        the median heuristic are unweighted.
     random_state : None, int or Generator, default=None
         Draws the test locations, subsamples the median heuristic, and draws the Monte-Carlo
         samples of the fallback.
     n_mc_samples : int, default=100
         See :func:`skce`.
     chunk_size : int, default=None
+        Rows per chunk (memory ``O(chunk_size * J)``).
 
     Returns
     -------
@@ -445,18 +602,32 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
     >>> round(v, 12)
     0.066596066816
     """
+    check_ucme_params(n_test_locations=n_test_locations, random_state=random_state,
+                      n_mc_samples=n_mc_samples, chunk_size=chunk_size)
     if is_regression_prediction(y_pred):
-        check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+        check_no_class_options(labels, pos_label, "y_pred", y_pred)
+        w = check_weights(sample_weight, y_pred.n_samples)
         return _distribution.ucme_distribution(
             y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
             random_state=random_state, n_mc_samples=n_mc_samples, chunk_size=chunk_size,
+            sample_weight=w,
         )[0]
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           prob_name="y_pred")
+    w = check_weights(sample_weight, data.n_samples)
     test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
                                             n_test_locations, pos_label, random_state)
     k = resolve_kernel(kernel, data.probs, random_state)
-    return ucme_value(data, k, test_P, test_y, chunk_size=chunk_size)
+    return ucme_value(data, k, test_P, test_y, chunk_size=chunk_size, sample_weight=w)
+
+
+def check_ucme_params(*, n_test_locations=10, random_state=None, n_mc_samples=100,
+                      chunk_size=None):
+    """Validate the UCME's options before any work (whether or not the code path uses them)."""
+    check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+    check_random_state_param(random_state)
+    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
 
 
 def resolve_test_locations(data, test_predictions, test_targets, n_test_locations, pos_label,
