@@ -626,9 +626,13 @@ def dirichlet_calibration_errors(n_classes=5, *, concentration=0.04, power=0.3,
     Parameters
     ----------
     n_classes : int, default=5
+        Number of classes, as in :func:`make_dirichlet_calibration`.
     concentration : float, default=0.04
+        Dirichlet concentration of the true probabilities, as in
+        :func:`make_dirichlet_calibration`.
     power : float, default=0.3
-        The parameters of :func:`make_dirichlet_calibration`.
+        Exponent turning the true probabilities into the predictions, as in
+        :func:`make_dirichlet_calibration`.
     n_samples : int, default=1_000_000
         Monte-Carlo samples, ``>= 20``; the standard errors are ``0.03 / sqrt(n_samples)``
         (top-label) to ``0.06 / sqrt(n_samples)`` (class-wise) at the defaults, and 1e6 samples

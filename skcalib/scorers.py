@@ -63,6 +63,7 @@ def predict_distribution(estimator, X):
     Parameters
     ----------
     estimator : fitted estimator
+        A fitted classifier, probabilistic regressor, or any model with ``predict_distribution``.
     X : array-like
         Features.
 
