@@ -30,6 +30,7 @@ __all__ = [
     "check_sample_weight",
     "check_scalar_param",
     "check_option",
+    "check_n_bins",
     "ClassificationData",
     "top_label",
 ]
@@ -66,6 +67,24 @@ def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
     if max_val is not None and value > max_val:
         raise ValueError(f"{name} must be <= {max_val}; got {value!r}.")
     return value
+
+
+MAX_BINS = 2**53
+
+
+def check_n_bins(n_bins, name="n_bins", *, max_val=MAX_BINS):
+    """Validate a number of bins: an integer in ``[1, max_val]`` (default ``2**53``).
+
+    Beyond ``2**53`` equal-width bins on ``[0, 1]`` are narrower than the spacing of float64
+    numbers near 1, so no finer binning exists. An absurd magnitude (``2**63``, ``1e20``, inf) is a
+    ``ValueError`` naming ``name`` whatever its type; an ordinary non-integer (``2.5``, ``"3"``,
+    ``True``) is a ``TypeError``.
+    """
+    if (isinstance(n_bins, Real) and not isinstance(n_bins, (bool, np.bool_))
+            and not isinstance(n_bins, Integral)
+            and not abs(float(n_bins)) <= max_val):  # also catches NaN and inf
+        raise ValueError(f"{name} must be an integer in [1, {max_val}]; got {n_bins!r}.")
+    return int(check_scalar_param(n_bins, name, kind="int", min_val=1, max_val=max_val))
 
 
 def _to_1d(y, name):
@@ -129,7 +148,11 @@ def _check_no_missing(arr, name):
 
 
 def _check_finite_range(P, name, lo=0.0, hi=1.0):
-    """One min and one max pass catch NaN, +-inf and values outside [lo, hi]."""
+    """One min and one max pass catch NaN, +-inf and values outside [lo, hi].
+
+    The message shows the offending value in full (``repr``): ``1 + 2.2e-16`` prints as
+    ``1.0000000000000002``, not as a rounded ``1`` that reads as valid.
+    """
     mn = P.min()
     mx = P.max()
     if mn >= lo and mx <= hi:
@@ -138,8 +161,12 @@ def _check_finite_range(P, name, lo=0.0, hi=1.0):
         raise ValueError(f"{name} contains NaN.")
     if np.isinf(P).any():
         raise ValueError(f"{name} contains infinity (inf).")
+    bad = float(mx) if mx > hi else float(mn)
+    where = np.unravel_index(int(np.argmax(P) if mx > hi else np.argmin(P)), P.shape)
+    at = f"row {where[0]}" + (f", column {where[1]}" if P.ndim == 2 else "")
     raise ValueError(
-        f"{name} must contain probabilities in [{lo}, {hi}]; found values in [{mn:g}, {mx:g}]."
+        f"{name} must contain probabilities in [{lo:g}, {hi:g}]; found {bad!r} ({at}); "
+        f"values range over [{float(mn)!r}, {float(mx)!r}]."
     )
 
 
@@ -235,6 +262,11 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight", *, resca
     if sample_weight is None:
         return None
     w = _to_1d(sample_weight, name)
+    text = _first_string(w)
+    if isinstance(text, np.generic):
+        text = text.item()
+    if text is not None:
+        raise ValueError(f"{name} must be numeric; got strings such as {text!r}.")
     try:
         w = np.asarray(w, dtype=np.float64)
     except (TypeError, ValueError):
@@ -408,6 +440,37 @@ def pos_index(classes, pos_label):
     return int(matches[0])
 
 
+def _first_string(y_proba):
+    """A str/bytes element of an array-like (None if there is none). numpy would silently parse
+    ``["0.2", "0.7"]`` or ``np.array([0.2, "0.7"], dtype=object)`` as numbers."""
+    if hasattr(y_proba, "columns") and hasattr(y_proba, "dtypes"):  # DataFrame
+        if not any(getattr(d, "kind", "O") in "OUS" for d in y_proba.dtypes):
+            return None
+        values = y_proba.to_numpy(dtype=object)
+    elif hasattr(y_proba, "dtype") and getattr(y_proba.dtype, "kind", "O") not in "OUS":
+        return None
+    else:
+        try:
+            values = np.asarray(y_proba)  # numbers only: a numeric dtype, nothing to scan
+        except (TypeError, ValueError):
+            try:
+                values = np.asarray(y_proba, dtype=object)
+            except (TypeError, ValueError):  # check_array reports it
+                return None
+        if values.dtype.kind in "biufc":
+            return None
+    if values.dtype.kind in "US":
+        return values.reshape(-1)[0] if values.size else None
+    for v in values.reshape(-1):
+        if isinstance(v, (str, bytes, np.str_, np.bytes_)):
+            return v
+        if isinstance(v, (list, tuple, np.ndarray)):  # ragged rows held as objects
+            found = _first_string(v)
+            if found is not None:
+                return found
+    return None
+
+
 def _check_prob_array(y_proba, prob_name):
     """float64 array (1-D or 2-D) of the probabilities; errors name ``prob_name``."""
     if y_proba is None:
@@ -415,6 +478,12 @@ def _check_prob_array(y_proba, prob_name):
     if isinstance(y_proba, (str, bytes, set, frozenset)):
         raise TypeError(f"{prob_name} must be an array-like of probabilities; got a "
                         f"{type(y_proba).__name__}.")
+    text = _first_string(y_proba)
+    if isinstance(text, np.generic):
+        text = text.item()
+    if text is not None:  # ValueError, as scikit-learn's check_array for non-numeric strings
+        raise ValueError(f"{prob_name} must contain numbers (probabilities); got strings such as "
+                         f"{text!r}.")
     try:
         P = check_array(
             y_proba, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
@@ -476,6 +545,29 @@ def check_probabilities(y_proba, n_classes, *, pos=1, name="X"):
 __all__ += ["check_probabilities"]
 
 
+def _check_scalar_label(value, name):
+    """``TypeError`` naming ``name`` unless ``value`` is one hashable scalar label (``[1]`` would
+    otherwise match the label 1 by broadcasting)."""
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a single label; got {value!r} of type "
+                        f"{type(value).__name__}.") from None
+    if np.ndim(value) != 0:
+        raise TypeError(f"{name} must be a single label; got {value!r}.")
+
+
+def _distribution_family(obj):
+    """Family name of a skcalib distribution object (``"categorical"``, ``"normal"``, ...), or None.
+
+    Duck typing on the class attribute ``_family`` that every distribution class of
+    :mod:`skcalib.distributions` carries (the marker :mod:`skcalib._expectations` dispatches on):
+    the bottom layer recognises distributions without importing the module that defines them.
+    """
+    family = getattr(type(obj), "_family", None)
+    return family if isinstance(family, str) else None
+
+
 def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=None,
                                    sample_weight=None, min_samples=1,
                                    prob_name="y_proba", label_name="y_true"):
@@ -514,11 +606,14 @@ def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=No
 
     A :class:`skcalib.distributions.Categorical` is accepted for ``y_proba``: its probabilities are
     used and its ``classes`` are the default ``labels``. Other distribution objects raise a
-    ``TypeError`` (they are predictions of regressors).
+    ``TypeError`` (they are predictions of regressors). Distributions are recognised by the
+    family marker their class carries (``_family``), so this module never imports
+    :mod:`skcalib.distributions` (imports flow one way, see the architecture page).
     """
-    from .distributions import Categorical, is_distribution
-
-    if isinstance(y_proba, Categorical):
+    if pos_label is not None:
+        _check_scalar_label(pos_label, "pos_label")
+    family = _distribution_family(y_proba)
+    if family == "categorical":
         # Columns follow the sorted labels downstream: reorder the categorical's columns.
         order = np.argsort(y_proba.classes, kind="stable")
         classes = y_proba.classes[order]
@@ -529,12 +624,12 @@ def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=No
             )
         labels = classes
         y_proba = y_proba.probs[:, order]
-    elif is_distribution(y_proba):
+    elif family is not None:
         raise TypeError(
             f"{prob_name} is a {type(y_proba).__name__} distribution; this needs predicted class "
-            "probabilities. Predictive distributions are accepted by the functions skcalib.skce "
-            "and skcalib.ucme (and their scorers), not by binned errors, MMCE or the estimator "
-            "classes."
+            "probabilities. Predictive distributions are accepted by skcalib.skce and "
+            "skcalib.ucme (the functions, the SKCE and UCME estimators and their scorers), not "
+            "by binned errors or MMCE."
         )
     in_dtype = _input_dtype(y_proba)
     P = _check_prob_array(y_proba, prob_name)
@@ -579,8 +674,9 @@ def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=No
 
     if P.ndim == 1:
         if classes.size != 2:
+            where = "labels has" if labels is not None else f"{label_name} has"
             raise ValueError(
-                f"a one-column {prob_name} is a binary P(pos_label), but there are "
+                f"a one-column {prob_name} is a binary P(pos_label), but {where} "
                 f"{classes.size} classes: {classes.tolist()[:10]}. Pass probabilities of shape "
                 f"(n_samples, n_classes) for multiclass problems."
             )
@@ -634,6 +730,7 @@ def check_rng(random_state):
     A ``RandomState`` is used to seed a new Generator (advancing the RandomState), so that passing
     the same RandomState twice gives different draws, as scikit-learn users expect.
     """
+    check_random_state_param(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):

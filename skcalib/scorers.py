@@ -40,6 +40,7 @@ import numpy as np
 from sklearn.base import is_regressor
 from sklearn.metrics import get_scorer as _sk_get_scorer
 
+from ._validation import check_bool
 from .distributions import Categorical, MultivariateNormal, Normal, is_distribution
 from .metrics import calibration_error, mmce, skce, ucme
 
@@ -233,6 +234,7 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
     >>> search.best_params_["C"] in (0.1, 1.0)
     True
     """
+    check_bool(greater_is_better, "greater_is_better")
     if isinstance(metric, str):
         if metric not in _METRICS:
             raise ValueError(

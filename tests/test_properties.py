@@ -5,6 +5,7 @@ example is reproducible from the falsifying example hypothesis prints.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -576,3 +577,95 @@ def test_estimator_uses_the_same_bins():
     for n_bins in (5, 10):
         est = CalibrationError(n_bins=n_bins).fit(p, y)
         assert est.error(p, y) == pytest.approx(calibration_error(y, p, n_bins=n_bins), abs=1e-15)
+
+
+# --------------------------------------------------------------------------------------------
+# Binned errors against a brute-force reference: any n_bins up to 2**53, extreme weight scales
+
+
+def _uniform_bin(p, n_bins):
+    """0-based bin of p in (b/n, (b+1)/n] with the float edges b / n (first bin holds 0), by
+    Python integer arithmetic and correctly rounded int / int divisions."""
+    f = Fraction(float(p)) * n_bins
+    b = max(-(-f.numerator // f.denominator), 1) - 1  # ceil, then 0-based
+    b = min(b, n_bins - 1)
+    while b > 0 and p <= b / n_bins:
+        b -= 1
+    while b < n_bins - 1 and p > (b + 1) / n_bins:
+        b += 1
+    return b
+
+
+def _quantile_bins(x, n_bins):
+    edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, n_bins + 1)[1:-1]))
+    return np.searchsorted(edges, x, side="left")
+
+
+def _brute_binned(P, y, mode, norm, strategy, n_bins, w):
+    n, c = P.shape
+    if mode == "auto":
+        mode = "binary" if c == 2 else "top_label"
+    if mode == "binary":
+        problems = [(P[:, 1:], (y == 1).astype(float)[:, None])]
+    elif mode == "top_label":
+        problems = [(P.max(1)[:, None], _tie_correctness(P, y)[:, None])]
+    elif mode == "classwise":
+        problems = [(P[:, k:k + 1], (y == k).astype(float)[:, None]) for k in range(c)]
+    else:
+        problems = [(P, np.eye(c)[y])]
+    values = []
+    for Q, T in problems:
+        if strategy == "uniform":
+            keys = [tuple(_uniform_bin(v, n_bins) for v in row) for row in Q]
+        else:
+            cols = [_quantile_bins(Q[:, j], n_bins) for j in range(Q.shape[1])]
+            keys = list(zip(*cols))
+        groups = {}
+        for i, k in enumerate(keys):
+            groups.setdefault(k, []).append(i)
+        gaps, mass = [], []
+        for idx in groups.values():
+            wi = w[idx]
+            if wi.sum() == 0:
+                continue
+            d = (wi @ T[idx] - wi @ Q[idx]) / wi.sum()
+            if d.size == 1:
+                gaps.append(abs(d[0]))
+            else:
+                gaps.append({"l1": 0.5 * np.abs(d).sum(), "l2": math.sqrt(d @ d),
+                             "max": np.abs(d).max()}[norm])
+            mass.append(wi.sum())
+        gaps, mass = np.array(gaps), np.array(mass) / np.sum(mass)
+        values.append({"l1": mass @ gaps, "l2": math.sqrt(mass @ gaps**2),
+                       "max": gaps.max()}[norm])
+    if len(values) == 1:
+        return values[0]
+    return {"l1": np.mean(values), "max": max(values),
+            "l2": math.sqrt(np.mean(np.square(values)))}[norm]
+
+
+@FAST
+@given(data=classification(n_min=1), choice=st.data(), norm=st.sampled_from(["l1", "l2", "max"]),
+       strategy=st.sampled_from(["uniform", "quantile"]), seed=seeds,
+       weights=st.sampled_from([None, 1.0, 1e-300, 1e308]))
+def test_calibration_error_brute_force_any_n_bins(data, choice, norm, strategy, seed, weights):
+    """Every mode, norm and strategy against a loop over occupied bins, for n_bins up to 2**53
+    (uniform; up to 20000 for quantile bins, whose reference lists every edge), with weights
+    rescaled to extreme magnitudes (only their ratios may matter)."""
+    P, y = data
+    n, c = P.shape
+    mode = choice.draw(st.sampled_from(modes_for(c)), label="mode")
+    top = 2**53 if strategy == "uniform" else 20000
+    n_bins = choice.draw(st.one_of(st.integers(1, 30), st.integers(1, top),
+                                   st.sampled_from([min(10**9, top), top])), label="n_bins")
+    w = None
+    if weights is not None:
+        w = np.random.default_rng(seed).uniform(0, 2, size=n)
+        w[0] += 0.1
+        w = w / w.max() * weights
+    ref = _brute_binned(P, y, mode, norm, strategy, n_bins,
+                        np.ones(n) if w is None else w / w.max())
+    got = calibration_error(y, P, norm=norm, strategy=strategy, n_bins=n_bins, mode=mode,
+                            sample_weight=w, labels=np.arange(c))
+    assert math.isfinite(got)
+    assert close(got, ref, rel=1e-9, abs_=1e-12)

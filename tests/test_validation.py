@@ -434,10 +434,18 @@ def test_squared_and_debias_need_l2(norm):
 
 
 @pytest.mark.parametrize("param", ["squared", "debias"])
-@pytest.mark.parametrize("bad", ["yes", 1, None])
+@pytest.mark.parametrize("bad", ["yes", "False", 1, 0, 0.0, None, [True], np.array([True])])
 def test_bool_flags_must_be_bool(param, bad):
-    with pytest.raises(TypeError, match=rf"^{param} must be a bool"):
+    """A bool, not truthiness: ``squared="False"`` must not mean True."""
+    with pytest.raises(TypeError, match=rf"^{param} must be True or False"):
         calibration_error(Y3, P3, norm="l2", **{param: bad})
+    with pytest.raises(TypeError, match=rf"^{param} must be True or False"):
+        CalibrationError(norm="l2", **{param: bad}).fit(P3, Y3)
+
+
+def test_numpy_bools_accepted_as_flags():
+    a = calibration_error(Y3, P3, norm="l2", squared=np.bool_(True), debias=np.bool_(False))
+    assert a == calibration_error(Y3, P3, norm="l2", squared=True, debias=False)
 
 
 def test_mmce_square_root_needs_biased_estimator():
@@ -477,7 +485,8 @@ def test_invalid_chunk_size(bad):
 
 
 def test_ucme_test_locations_validated():
-    with pytest.raises(ValueError, match=r"test_predictions and test_targets must be given together"):
+    with pytest.raises(ValueError,
+                       match=r"test_predictions and test_targets must be given together"):
         ucme(Y3, P3, test_predictions=P3[:3])
     with pytest.raises(ValueError, match=r"test_predictions must contain probabilities"):
         ucme(Y3, P3, test_predictions=P3[:3] * 2, test_targets=[0, 1, 2])
@@ -521,10 +530,15 @@ def test_invalid_sample_weight(w, pattern):
 
 
 @pytest.mark.parametrize("est", ["SKCE", "MMCE", "UCME"])
-def test_kernel_estimators_refuse_sample_weight(est):
+@pytest.mark.parametrize("w, pattern", [c[1:] for c in BAD_WEIGHTS],
+                         ids=[c[0] for c in BAD_WEIGHTS])
+def test_kernel_estimators_check_sample_weight(est, w, pattern):
+    # The kernel estimators take sample_weight (weighted statistics: tests/test_weights.py) and
+    # check it as calibration_error does.
     fitted = ESTIMATORS[est]().fit(P3, Y3)
-    with pytest.raises(ValueError, match=r"sample_weight"):
-        fitted.score(P3, Y3, sample_weight=W)
+    assert np.isfinite(fitted.score(P3, Y3, sample_weight=W))
+    with pytest.raises(ValueError, match=pattern):
+        fitted.score(P3, Y3, sample_weight=w)
 
 
 def test_accepted_sample_weights():
@@ -858,3 +872,130 @@ def test_check_option_and_sample_weight_helpers():
 def test_public_names_exist():
     for name in FUNCS:
         assert callable(getattr(skcalib, name))
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 11: messages that show the offending value, layering, n_bins
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("bad, shown", [
+    (1 + 2.2e-16, "1.0000000000000002"),
+    (-1e-17, "-1e-17"),
+    (1.5, "1.5"),
+])
+def test_out_of_range_message_shows_the_value_unrounded(name, bad, shown):
+    """``1 + 2.2e-16`` used to print as ``1``, which reads as valid."""
+    p = np.array([0.068, 0.5, 0.3, 0.9])
+    p[2] = bad
+    with pytest.raises(ValueError) as info:
+        call(name, [0, 1, 0, 1], p)
+    msg = str(info.value)
+    assert msg.startswith(f"{PROB_NAME[name]} must contain probabilities in [0, 1]; found {shown} "
+                          "(row 2)"), msg
+    P = np.column_stack([1 - p, p])
+    P[2] = [0.0, bad] if bad > 1 else [1.0, bad]
+    with pytest.raises(ValueError, match=rf"found {re.escape(shown)} \(row 2, column 1\)"):
+        call(name, [0, 1, 0, 1], P)
+
+
+def test_probabilities_message_for_estimator_input():
+    from skcalib._validation import check_probabilities
+
+    with pytest.raises(ValueError, match=r"^X must contain .* found 1\.0000000000000002 \(row 1"):
+        check_probabilities([0.5, 1 + 2.2e-16], 2)
+
+
+def test_validation_module_never_imports_distributions():
+    """Imports flow one way: ``_validation`` is the bottom layer. Loaded on its own (no package, so
+    no relative import can work), it still recognises a Categorical and rejects a Normal, by the
+    family marker of their classes."""
+    import ast
+    import importlib.util
+    import pathlib
+
+    from skcalib.distributions import Categorical, Normal
+
+    path = pathlib.Path(skcalib.__file__).parent / "_validation.py"
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and not (node.module or "").startswith("skcalib"), node.module
+        if isinstance(node, ast.Import):
+            assert not any(a.name.startswith("skcalib") for a in node.names)
+    spec = importlib.util.spec_from_file_location("standalone_validation", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cat = Categorical([[0.1, 0.9], [0.8, 0.2]], classes=["yes", "no"])
+    data = mod.check_labels_and_probabilities(["no", "yes"], cat)
+    assert data.classes.tolist() == ["no", "yes"]
+    assert_equal = np.testing.assert_array_equal
+    assert_equal(data.probs, [[0.9, 0.1], [0.2, 0.8]])
+    assert_equal(data.y, [0, 1])
+    with pytest.raises(TypeError, match=r"^y_proba is a Normal distribution"):
+        mod.check_labels_and_probabilities([0.1, 0.2], Normal([0.0, 0.0], [1.0, 1.0]))
+
+
+def test_family_marker_must_be_on_the_class():
+    """An array-like with an instance attribute ``_family`` is not a distribution."""
+
+    class Arr(np.ndarray):
+        pass
+
+    a = np.array([0.2, 0.7]).view(Arr)
+    a._family = "normal"
+    data = check_labels_and_probabilities([0, 1], a)
+    np.testing.assert_array_equal(data.probs[:, 1], [0.2, 0.7])
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (2**63, ValueError), (10**20, ValueError), (1e20, ValueError), (np.inf, ValueError),
+    (np.nan, ValueError), (2**53 + 1, ValueError), (0, ValueError), (-3, ValueError),
+    (2.0, TypeError), (True, TypeError), ("10", TypeError), (None, TypeError), ({}, TypeError),
+    (1 + 0j, TypeError),
+])
+def test_check_n_bins(bad, exc):
+    from skcalib._validation import check_n_bins
+
+    with pytest.raises(exc, match=r"^n_bins must be"):
+        check_n_bins(bad)
+    assert check_n_bins(np.int16(7)) == 7 and type(check_n_bins(np.int16(7))) is int
+    assert check_n_bins(2**53) == 2**53
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("P", [
+    np.array(["0.2", "0.7"]), ["0.2", "0.7"], np.array([b"0.2", b"0.7"]),
+    np.array([0.2, "0.7"], dtype=object), [[0.8, 0.2], [0.3, "0.7"]],
+    pd.DataFrame({"a": ["0.8", "0.3"], "b": [0.2, 0.7]}), pd.Series(["0.2", "0.7"], dtype="string"),
+], ids=["str_array", "str_list", "bytes", "object_array", "nested_list", "dataframe", "series"])
+def test_numeric_strings_are_not_probabilities(name, P):
+    """numpy would parse "0.7" as 0.7; a string is never taken for a probability."""
+    with pytest.raises(ValueError, match=rf"^{PROB_NAME[name]} must contain numbers"):
+        call(name, [0, 1], P)
+
+
+def test_numeric_strings_are_not_weights():
+    with pytest.raises(ValueError, match=r"^sample_weight must be numeric; got strings"):
+        calibration_error([0, 1], [0.2, 0.7], sample_weight=["1", "2"])
+    with pytest.raises(ValueError, match=r"^sample_weight must be numeric; got strings"):
+        calibration_error([0, 1], [0.2, 0.7], sample_weight=np.array([1.0, "2"], dtype=object))
+
+
+@pytest.mark.parametrize("name", FUNCS)
+@pytest.mark.parametrize("bad", [[1], np.array([1]), (1,), {1: 0}, {1}])
+def test_pos_label_must_be_one_label(name, bad):
+    """``pos_label=[1]`` used to match the label 1 by broadcasting."""
+    with pytest.raises(TypeError, match=r"^pos_label must be a single label"):
+        call(name, YB, PB, pos_label=bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 1.5, "0", [0]])
+def test_check_rng_names_random_state(bad):
+    from skcalib._validation import check_rng
+    from skcalib.distributions import Normal
+
+    with pytest.raises(ValueError, match=r"^random_state must be"):
+        check_rng(bad)
+    with pytest.raises(ValueError, match=r"^random_state must be"):
+        Normal([0.0], [1.0]).sample(random_state=bad)

@@ -21,6 +21,13 @@ bin -- never in an extra bin. For ``strategy="uniform"`` a value ``p`` goes to t
 the floating-point product ``n_bins * p`` rounds across an edge (``25 * 0.28 = 7.000000000000001``):
 there the comparison with the edge ``k / n_bins`` itself decides, so that the bins are exactly
 right-closed. Canonical cells are tuples of per-coordinate bins (never their product).
+
+Memory grows with the occupied bins, never with ``n_bins``: every per-bin array is indexed by the
+cells that hold samples (sparse cell ids are renumbered), and quantile edges are only stored while
+there are few of them (``n_bins - 1 <= max(4 n, 4096)``); beyond, the bin of a value is the number
+of edges below it, found by bisection on the edge index with the same quantile function, so the
+bins are the same either way. ``n_bins`` is at most ``2**53`` (narrower uniform bins than the
+float64 spacing near 1 do not exist).
 """
 
 import heapq
@@ -30,7 +37,9 @@ import numpy as np
 
 from .._validation import (
     top_label,
+    check_bool,
     check_labels_and_probabilities,
+    check_n_bins,
     check_option,
     pos_index,
     check_scalar_param,
@@ -70,21 +79,74 @@ class UniformBinning:
         return _cells_from_tuples(idx.astype(np.int64), nb)
 
 
-class QuantileBinning:
-    """Equal-mass bins per coordinate (edges at the ``k / n_bins`` quantiles, deduplicated)."""
+def _edge_levels(k, n_bins):
+    """Levels ``k / n_bins`` of the quantile edges (the same floats for stored and implicit
+    edges)."""
+    return np.asarray(k, dtype=np.float64) * (1.0 / n_bins)
 
-    def __init__(self, n_bins):
+
+def _quantiles_of_sorted(s, levels):
+    """Quantiles of the sorted sample ``s`` at ``levels``: linear interpolation between order
+    statistics at the virtual index ``(n - 1) q`` (numpy's default ``method="linear"``, evaluated
+    the same way), in O(len(levels)) without sorting or partitioning again."""
+    n = s.shape[0]
+    h = (n - 1) * levels
+    i = np.clip(np.floor(h), 0, n - 1).astype(np.intp)
+    a = s[i]
+    b = s[np.minimum(i + 1, n - 1)]
+    t = h - i
+    diff = b - a
+    return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
+
+
+class QuantileBinning:
+    """Equal-mass bins per coordinate (edges at the ``k / n_bins`` quantiles, deduplicated).
+
+    A value's bin is the number of edges strictly below it (bins are right-closed). The
+    ``n_bins - 1`` edges are stored while they are few (``implicit=None``: up to
+    ``max(4 n, 4096)``); beyond, only the sorted training values are kept and the number of edges
+    below a value is found by bisection on the edge index ``k``, evaluating the same quantile
+    function at the same levels. Both give the same bins (numbered differently when edges tie).
+    """
+
+    def __init__(self, n_bins, implicit=None):
         self.n_bins = n_bins
+        self.implicit = implicit
 
     def fit(self, Q):
-        qs = np.linspace(0.0, 1.0, self.n_bins + 1)[1:-1]
-        self.edges_ = [np.unique(np.quantile(Q[:, c], qs)) for c in range(Q.shape[1])]
+        nb = self.n_bins
+        implicit = self.implicit
+        if implicit is None:
+            implicit = nb - 1 > max(4 * Q.shape[0], 4096)
+        sorted_ = [np.sort(Q[:, c]) for c in range(Q.shape[1])]
+        if implicit:
+            self.edges_, self.sorted_ = None, sorted_
+        else:
+            qs = _edge_levels(np.arange(1, nb), nb)
+            self.edges_ = [np.unique(_quantiles_of_sorted(sc, qs)) for sc in sorted_]
+            self.sorted_ = None
         return self
+
+    def _edges_below(self, s, x):
+        """Number of edges ``quantile(s, k / n_bins) < x``, k = 1 .. n_bins - 1, by bisection."""
+        lo = np.zeros(x.shape[0], dtype=np.int64)  # edges 1..lo are below x
+        hi = np.full(x.shape[0], self.n_bins - 1, dtype=np.int64)  # edges above hi are not
+        active = np.flatnonzero(lo < hi)
+        while active.size:
+            mid = (lo[active] + hi[active] + 1) // 2
+            below = _quantiles_of_sorted(s, _edge_levels(mid, self.n_bins)) < x[active]
+            lo[active] = np.where(below, mid, lo[active])
+            hi[active] = np.where(below, hi[active], mid - 1)
+            active = active[lo[active] < hi[active]]
+        return lo
 
     def assign(self, Q):
         idx = np.empty(Q.shape, dtype=np.int64)
-        for c, e in enumerate(self.edges_):
-            idx[:, c] = np.searchsorted(e, Q[:, c], side="left")
+        for c in range(Q.shape[1]):
+            if self.edges_ is not None:
+                idx[:, c] = np.searchsorted(self.edges_[c], Q[:, c], side="left")
+            else:
+                idx[:, c] = self._edges_below(self.sorted_[c], Q[:, c])
         return _cells_from_tuples(idx, self.n_bins)
 
 
@@ -252,10 +314,31 @@ def _distance(D, norm):
     return np.abs(D).max(axis=1)
 
 
+def _occupied_cells(cells):
+    """Cell ids numbered ``0 .. m - 1`` over the occupied cells when the ids are sparse.
+
+    Ids of a huge ``n_bins`` reach ``n_bins - 1`` with a handful of samples; per-cell arrays then
+    get one entry per occupied cell instead of one per possible bin. Renumbering keeps the order.
+    """
+    if cells.size and int(cells.max()) >= 2 * cells.size + 1024:
+        return np.unique(cells, return_inverse=True)[1].ravel()
+    return cells
+
+
 def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
-    """Squared (l2) or plain (l1, max) error of one problem and each sample's share of it."""
+    """Squared (l2) or plain (l1, max) error of one problem and each sample's share of it.
+
+    Weights enter through their ratios, after division by the largest weight (huge but finite
+    weights such as 1e308 cannot overflow); only the debiasing correction, where weights count as
+    frequencies, uses the bins' actual total weight.
+    """
+    cells = _occupied_cells(cells)
     n_cells = int(cells.max()) + 1 if cells.size else 0
     w = sample_weight
+    scale = 1.0
+    if w is not None:
+        scale = float(w.max())
+        w = w / scale
     W = np.bincount(cells, weights=w, minlength=n_cells)
     d = Q.shape[1]
     D = np.empty((n_cells, d))
@@ -279,13 +362,15 @@ def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
         # sum_c ybar_c (1 - ybar_c) / (n_b - 1). Sample weights are frequency weights
         # (n_b = total weight of the bin, as if samples were repeated); bins with n_b <= 1 cannot
         # estimate a variance and contribute 0.
-        ok = W > 1.0
+        with np.errstate(over="ignore"):
+            freq = W * scale  # inf for overflowing weights: the correction is then 0
+        ok = freq > 1.0
         ybar = np.empty((n_cells, d))
         for c in range(d):
             wt = T[:, c] if w is None else T[:, c] * w
             ybar[:, c] = np.bincount(cells, weights=wt, minlength=n_cells) / safeW
         var = (ybar * (1.0 - ybar)).sum(axis=1)
-        corr = np.where(ok, var / np.where(ok, W - 1.0, 1.0), 0.0)
+        corr = np.where(ok, var / np.where(ok, freq - 1.0, 1.0), 0.0)
         sq = np.where(ok, sq - corr, 0.0)
     return float(np.dot(W, sq) / total), (sq[cells] if shares else None)
 
@@ -322,12 +407,10 @@ def check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_s
     check_option(norm, "norm", NORMS)
     check_option(strategy, "strategy", STRATEGIES)
     check_option(mode, "mode", MODES)
-    check_scalar_param(n_bins, "n_bins", min_val=1)
+    check_n_bins(n_bins)
     check_scalar_param(min_bin_size, "min_bin_size", min_val=1)
-    if not isinstance(squared, (bool, np.bool_)):
-        raise TypeError(f"squared must be a bool; got {squared!r}.")
-    if not isinstance(debias, (bool, np.bool_)):
-        raise TypeError(f"debias must be a bool; got {debias!r}.")
+    check_bool(squared, "squared")
+    check_bool(debias, "debias")
     if squared and norm != "l2":
         raise ValueError(f"squared=True is only defined for norm='l2'; got norm={norm!r}.")
     if debias and norm != "l2":
@@ -357,7 +440,8 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
         Return the squared L2 error (``norm="l2"`` only).
     n_bins : int, default=15
         Number of bins per coordinate (``"uniform"``, ``"quantile"``) or the largest number of bins
-        (``"median_variance"``).
+        (``"median_variance"``), in ``[1, 2**53]``. Memory grows with the number of occupied bins
+        (at most ``n_samples`` per problem), never with ``n_bins``.
     strategy : {"uniform", "quantile", "median_variance"}, default="uniform"
         * ``"uniform"``: equal-width bins, right-closed, ``p = 0`` in the first and ``p = 1`` in the
           last bin;
@@ -376,16 +460,18 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
     debias : bool, default=False
         Subtract the estimated variance of each bin's outcome frequency,
         ``ybar (1 - ybar) / (n_b - 1)``, from the squared gap (Kumar et al. 2019; ``norm="l2"``
-        only; bins with ``n_b <= 1`` contribute 0; sample weights count as frequencies). The squared result can be negative; with
-        ``squared=False`` a negative estimate is reported as 0.0 with a warning.
+        only; bins with ``n_b <= 1`` contribute 0; sample weights count as frequencies). The
+        squared result can be negative; with ``squared=False`` a negative estimate is reported as
+        0.0 with a warning.
     labels : array-like, default=None
         All class labels (default: those present in ``y_true``).
     pos_label : label, default=None
         Positive class for a one-column ``y_proba`` and for ``mode="binary"``; default: the greater
         label.
     sample_weight : array-like of shape (n_samples,), default=None
-        Weights of the samples; bins are weighted by their total weight. Data-dependent bin edges are
-        computed without weights.
+        Weights of the samples; bins are weighted by their total weight. Only weight ratios matter
+        (huge but finite weights such as 1e308 are fine), except for ``debias=True``, which reads
+        weights as frequencies. Data-dependent bin edges are computed without weights.
     min_bin_size : int, default=1
         Smallest bin of ``strategy="median_variance"``.
 
