@@ -24,7 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib import calibration_error, skce
 from skcalib.distributions import Categorical, Laplace, Mixture, MultivariateNormal, Normal
-from skcalib.kernels import GaussianKernel
+from skcalib.kernels import GaussianKernel, WassersteinKernel
 from skcalib.recalibration import (DistributionTemperatureScaling, PredictionTransformer,
                                    RecalibratedClassifier, RecalibratedRegressor,
                                    TemperatureScaling)
@@ -33,48 +33,92 @@ from skcalib.scorers import get_scorer, predict_distribution
 # ---------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 
-# TemperatureScaling's X is a classifier's scores: one column per class of y (or one column for
-# a binary problem). The generic checks fit on blobs/noise whose number of features differs from
-# the number of classes, which is rejected with a ValueError. Each property is re-tested on valid
-# scores in test_temperature_scaling_sklearn_properties.
-_SCORES = ("the check fits on X whose column count differs from the number of classes in y; "
-           "TemperatureScaling needs one score column per class (ValueError). Re-tested on valid "
-           "scores in test_temperature_scaling_sklearn_properties.")
-_TS_FAILS = [
-    "check_transformer_general", "check_transformer_data_not_an_array",
-    "check_sample_weights_list", "check_sample_weight_equivalence_on_dense_data",
-    "check_readonly_memmap_input", "check_positive_only_tag_during_fit",
-    "check_n_features_in_after_fitting", "check_methods_subset_invariance",
-    "check_methods_sample_order_invariance", "check_fit_score_takes_y", "check_fit2d_predict1d",
-    "check_fit2d_1sample", "check_fit2d_1feature", "check_f_contiguous_array_estimator",
-    "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
-    "check_dtype_object", "check_dont_overwrite_parameters", "check_dict_unchanged",
-    "check_supervised_y_2d",
-    "check_n_features_in",
-    "check_estimator_sparse_array", "check_classifiers_train",
-    "check_classifiers_classes",
-]
-# DistributionTemperatureScaling's X is a distribution object or an (n, 2) array of Normal means
-# and standard deviations; y is real. The checks' X have other shapes or negative "stds".
-_DISTS = ("the check fits on X that is not (n_samples, 2) [mean, std >= 0] or on class labels; "
-          "DistributionTemperatureScaling rejects it (ValueError). Re-tested on valid input in "
-          "test_distribution_scaling_sklearn_properties.")
-_DTS_FAILS = [
-    "check_fit_score_takes_y", "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_sample_weights_list",
-    "check_all_zero_sample_weights_error", "check_sample_weight_equivalence_on_dense_data",
-    "check_dtype_object", "check_pipeline_consistency", "check_estimators_nan_inf",
-    "check_estimators_pickle", "check_f_contiguous_array_estimator",
-    "check_transformer_data_not_an_array", "check_transformer_general",
-    "check_transformer_preserve_dtypes", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
-    "check_dict_unchanged", "check_fit2d_predict1d",
-]
-EXPECTED_FAILED = {
-    "TemperatureScaling": dict.fromkeys(_TS_FAILS, _SCORES),
-    "DistributionTemperatureScaling": dict.fromkeys(_DTS_FAILS, _DISTS),
+# Expected failures of the generic checks, one reason per check and estimator class (the lead
+# gathers every module's table into one place: keep this one self-contained).
+#
+# TemperatureScaling's X is a classifier's scores: one column per class of y, or one column for a
+# binary problem (the `one_d_array` input tag). The generic checks fit on blobs or noise whose
+# column count differs from the number of classes, or -- because of that tag -- on 1-D X that the
+# check itself then indexes as 2-D. Every property is re-tested on valid scores in
+# test_temperature_scaling_sklearn_properties.
+_TS_COLUMNS = ("the check fits on X with {k} column(s) but y with a different number of classes; "
+               "TemperatureScaling needs one score column per class and raises a ValueError saying "
+               "so")
+_TS_ONE_D = ("the one_d_array tag makes the check pass 1-D X, which the check itself then indexes "
+             "as 2-D ({what}) before TemperatureScaling is involved")
+EXPECTED_FAILURES = {
+    "TemperatureScaling": {
+        "check_fit_score_takes_y": _TS_COLUMNS.format(k=1) + ".",
+        "check_estimators_overwrite_params": _TS_COLUMNS.format(k=1) + ".",
+        "check_estimators_fit_returns_self": _TS_COLUMNS.format(k=1) + ".",
+        "check_readonly_memmap_input": _TS_COLUMNS.format(k=1) + ".",
+        "check_n_features_in_after_fitting": _TS_COLUMNS.format(k=1) + ".",
+        "check_sample_weights_list": _TS_COLUMNS.format(k=1) + ".",
+        "check_sample_weight_equivalence_on_dense_data": _TS_COLUMNS.format(k=30) + ".",
+        "check_dtype_object": _TS_COLUMNS.format(k=1) + " (4 classes).",
+        "check_classifiers_classes": _TS_COLUMNS.format(k=1) + " (string labels, 3 classes).",
+        "check_supervised_y_2d": _TS_COLUMNS.format(k=1) + " (a column-vector y).",
+        "check_positive_only_tag_during_fit": (
+            _TS_COLUMNS.format(k=1) + ", which the check mistakes for a refusal of negative "
+            "values (scores are logits: negative values are valid)."),
+        "check_classifiers_train": (
+            "the check expects a classifier to learn its decision rule from features; temperature "
+            "scaling never changes the arg-max of the scores it is given, so on a 1-D feature that "
+            "is not a score its accuracy is whatever that arg-max gives."),
+        "check_estimator_sparse_array": (
+            "the one_d_array tag makes the check pass 1-D X, which it cannot convert to a sparse "
+            "matrix (1-D sparse arrays have no lil format): the check fails before fitting."),
+        "check_dont_overwrite_parameters": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_f_contiguous_array_estimator": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_methods_sample_order_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_methods_subset_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_1sample": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_1feature": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_dict_unchanged": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_predict1d": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_n_features_in": _TS_ONE_D.format(what="X.shape[1]") + ".",
+        "check_transformer_general": _TS_ONE_D.format(what="n_samples, n_features = X.shape") + ".",
+        "check_transformer_data_not_an_array": (
+            _TS_ONE_D.format(what="n_samples, n_features = X.shape") + "."),
+    },
+    # DistributionTemperatureScaling's X is a distribution object or an (n, 2) array of Normal
+    # means and standard deviations (>= 0); y is real. Re-tested on valid input in
+    # test_distribution_scaling_sklearn_properties and test_distribution_scaling_set_output.
+    "DistributionTemperatureScaling": {
+        **dict.fromkeys([
+            "check_fit_score_takes_y", "check_dont_overwrite_parameters",
+            "check_n_features_in_after_fitting", "check_estimators_dtypes",
+            "check_sample_weights_list", "check_sample_weight_equivalence_on_dense_data",
+            "check_dtype_object", "check_pipeline_consistency", "check_estimators_nan_inf",
+            "check_estimators_pickle", "check_f_contiguous_array_estimator",
+            "check_transformer_general", "check_transformer_preserve_dtypes",
+            "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+            "check_dict_unchanged", "check_fit2d_predict1d"],
+            "the check's X has 3 or more columns; DistributionTemperatureScaling takes [mean, std] "
+            "(two columns) or a distribution object and raises a ValueError saying so."),
+        **dict.fromkeys([
+            "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
+            "check_readonly_memmap_input"],
+            "the check's X has two columns, but its second column (read as standard deviations) "
+            "has negative values, which DistributionTemperatureScaling rejects (ValueError)."),
+        "check_positive_only_tag_during_fit": (
+            "the check's X is not [mean, std] and is rejected (ValueError), which the check "
+            "mistakes for a refusal of negative values (means may be negative)."),
+        "check_all_zero_sample_weights_error": (
+            "the check's X (3 columns) is rejected for its shape before the weights are looked "
+            "at; all-zero weights on valid X raise 'sample_weight must have a positive sum' "
+            "(test_distribution_scaling_bad_input)."),
+        "check_transformer_data_not_an_array": (
+            "the check's X (3 columns, wrapped in an object numpy functions refuse) is rejected "
+            "for its shape; valid [mean, std] lists are tested in "
+            "test_distribution_scaling_sklearn_properties."),
+        "check_fit2d_1sample": (
+            "the check's 1-sample X has 10 columns and is rejected for its shape, not its sample "
+            "count, so the message is not the one the check looks for."),
+        "check_fit2d_1feature": (
+            "the check's 1-feature X is rejected because DistributionTemperatureScaling needs "
+            "two columns ([mean, std]); the message names the shape, not 'n_features=1'."),
+    },
     "RecalibratedRegressor": {
         "check_dtype_object": (
             "BayesianRidge.predict(X, return_std=True) itself raises a TypeError for object-dtype X "
@@ -85,13 +129,18 @@ EXPECTED_FAILED = {
 
 
 def _expected_failed(estimator):
-    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+    return EXPECTED_FAILURES.get(type(estimator).__name__, {})
 
 
 CHECKED = [TemperatureScaling(), DistributionTemperatureScaling(), RecalibratedClassifier(cv=3),
            RecalibratedRegressor(cv=3), PredictionTransformer(LogisticRegression())]
 
 
+# The generic checks fit on random or degenerate data (noise, blobs that the scores separate,
+# constant columns); temperature scaling reports those with a ConvergenceWarning (scores that
+# carry no information, or separated fitting data), which is expected and tested on purpose in
+# test_temperature_scaling_degenerate_data_warns and test_separated_fitting_data_*.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -597,8 +646,10 @@ def test_temperature_scaling_degenerate_data_warns():
     from sklearn.exceptions import ConvergenceWarning
     L = np.array([[2.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
     with pytest.warns(ConvergenceWarning, match="largest score"):
-        ts = TemperatureScaling().fit(L, [0, 1, 0])  # perfectly separated: T -> 0
-    assert ts.temperature_ <= 1e-9
+        ts = TemperatureScaling().fit(L, [0, 1, 0])  # perfectly separated: no NLL minimiser
+    # every margin is 2, so the mean confidence is sigmoid(2 / T); Laplace's (3 + 1) / (3 + 2)
+    # = 4/5 gives exp(-2 / T) = 1/4, T = 2 / log 4 = 1 / log 2 (not the NLL's limit T -> 0)
+    assert_allclose(ts.temperature_, 1.0 / np.log(2.0), rtol=1e-10)
     with pytest.warns(ConvergenceWarning, match="no information"):
         ts = TemperatureScaling().fit(L, [1, 0, 1])  # every label has the smaller score
     assert ts.temperature_ >= 1e9
@@ -625,3 +676,321 @@ def test_distribution_scaling_bad_input(X, y, match):
 def test_distribution_scaling_exact_fit_has_no_temperature():
     with pytest.raises(ValueError, match="no minimiser"):
         DistributionTemperatureScaling().fit(Normal(np.arange(4.0), 1.0), np.arange(4.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# DistributionTemperatureScaling: one family per fitted temperature
+
+
+def test_distribution_scaling_rejects_another_family():
+    rng = np.random.default_rng(0)
+    n = 50
+    mean, y = rng.normal(size=n), rng.normal(size=n) * 2.0
+    dts = DistributionTemperatureScaling().fit(Normal(mean, 1.0), y)
+    others = [
+        (Laplace(mean, 1.0), "Laplace"),
+        (MultivariateNormal(np.zeros((n, 2)), np.ones((n, 2))), r"MultivariateNormal\(dim=2\)"),
+        (Mixture([0.5, 0.5], [Laplace(mean, 1.0), Laplace(mean + 1, 1.0)]),
+         r"Mixture\[Laplace, Laplace\]"),
+        (Categorical(np.full((n, 2), 0.5)), "Categorical"),
+    ]
+    for other, name in others:
+        for method in (dts.transform, dts.predict_distribution, dts.predict):
+            with pytest.raises(ValueError, match=f"X holds {name} predictions but the "
+                                                 "temperature was fitted on Normal"):
+                method(other)
+    # a mixture of the fitted component families, and Normal [mean, std] arrays, are accepted
+    assert isinstance(dts.transform(np.column_stack([mean, np.ones(n)])), np.ndarray)
+    mix = DistributionTemperatureScaling().fit(
+        Mixture([0.5, 0.5], [Normal(mean, 1.0), Normal(mean + 1, 1.0)]), y)
+    with pytest.raises(ValueError, match=r"Mixture\[Laplace, Laplace\].*Mixture\[Normal, Normal\]"):
+        mix.transform(others[2][0])
+    with pytest.raises(ValueError, match=r"Mixture\[Normal\].*Mixture\[Normal, Normal\]"):
+        mix.transform(Mixture(np.ones((n, 1)), [Normal(mean, 1.0)]))
+    mvn = DistributionTemperatureScaling().fit(
+        MultivariateNormal(np.zeros((n, 2)), np.ones((n, 2))), rng.normal(size=(n, 2)))
+    with pytest.raises(ValueError, match=r"dim=3.*dim=2"):
+        mvn.transform(MultivariateNormal(np.zeros((n, 3)), np.ones((n, 3))))
+
+
+def test_distribution_scaling_categorical_classes():
+    """Unsorted classes are fitted and transformed column by column (was: columns read in sorted
+    label order, here an uninformative fit with T = 1e10); other classes are rejected."""
+    L, yy = _logits(n=300, C=3, seed=8)
+    P = np.exp(L) / np.exp(L).sum(axis=1, keepdims=True)
+    classes = np.array(["c", "a", "b"])
+    y = classes[yy]
+    dts = DistributionTemperatureScaling().fit(Categorical(P, classes=classes), y)
+    order = np.argsort(classes)  # TemperatureScaling's columns are the sorted labels
+    ts = TemperatureScaling(input="proba").fit(P[:, order], y)
+    assert_allclose(dts.temperature_, ts.temperature_, rtol=1e-12)
+    out = dts.transform(Categorical(P, classes=classes))
+    assert_array_equal(out.classes, classes)
+    assert_allclose(out.probs[:, order], ts.predict_proba(P[:, order]), rtol=1e-12)
+    # the same classes in another column order give the same distributions
+    perm = np.array([2, 0, 1])
+    out2 = dts.transform(Categorical(P[:, perm], classes=classes[perm]))
+    assert_allclose(out2.probs, out.probs[:, perm], rtol=1e-12)
+    with pytest.raises(ValueError, match=r"classes \['a', 'b', 'd'\].*fitted on the classes"):
+        dts.transform(Categorical(P, classes=["a", "b", "d"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# every parameter is validated at fit, whether or not the fit uses it
+
+
+def test_parameters_validated_at_every_fit(clf_data, reg_data):
+    X, y = clf_data
+    Xr, yr = reg_data
+    L, yl = _logits(n=60, C=3)
+    mean, std, yd = _normal_data(n=60)
+    cases = [
+        # (estimator, X, y, exception, message): the option is unused by the fit (nll objective,
+        # prefit model, ...) but still checked
+        (TemperatureScaling(kernel="rbf"), L, yl, TypeError, "kernel must be None or a skcalib"),
+        (TemperatureScaling(kernel=WassersteinKernel()), L, yl, TypeError, "kernel"),
+        (TemperatureScaling(labels=[0, 1, 1, 2]), L, yl, ValueError, "labels contains duplicate"),
+        (TemperatureScaling(labels=[0, None, 2]), L, yl, ValueError, "labels contains missing"),
+        (TemperatureScaling(block_size=1), L, yl, ValueError, "block_size"),
+        (TemperatureScaling(eps=float("nan")), L, yl, ValueError, "eps must be finite"),
+        (DistributionTemperatureScaling(random_state=-1), np.column_stack([mean, std]), yd,
+         ValueError, "random_state"),
+        (DistributionTemperatureScaling(random_state="0"), np.column_stack([mean, std]), yd,
+         ValueError, "random_state"),
+        (DistributionTemperatureScaling(kernel=GaussianKernel(1.0)), np.column_stack([mean, std]),
+         yd, TypeError, "kernel"),
+        (DistributionTemperatureScaling(skce_estimator="biased"), np.column_stack([mean, std]),
+         yd, ValueError, "skce_estimator"),
+        (RecalibratedClassifier(LogisticRegression(), cv=1), X, y, ValueError,
+         "cv must be at least 2"),
+        (RecalibratedClassifier(LogisticRegression(), cv=True), X, y, TypeError, "cv must be"),
+        (RecalibratedClassifier(FrozenEstimator(LogisticRegression().fit(X, y)), n_jobs=0), X, y,
+         ValueError, "n_jobs"),
+        (RecalibratedClassifier(LogisticRegression(), cv="prefit", n_jobs="2"), X, y, TypeError,
+         "n_jobs"),
+        (RecalibratedClassifier("lr"), X, y, TypeError, "estimator must be a scikit-learn"),
+        (RecalibratedClassifier(recalibrator=LinearRegression()), X, y, TypeError,
+         "recalibrator must provide predict_proba"),
+        (RecalibratedClassifier(ensemble=1), X, y, ValueError, "ensemble"),
+        (RecalibratedRegressor(n_jobs=1.5), Xr, yr, TypeError, "n_jobs"),
+        (RecalibratedRegressor(recalibrator=LogisticRegression()), Xr, yr, TypeError,
+         "recalibrator must provide transform"),
+        (RecalibratedRegressor(cv="fold"), Xr, yr, ValueError, "cv must be"),
+    ]
+    for est, Xc, yc, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            est.fit(Xc, yc)
+
+
+class _CountingNB(GaussianNB):
+    """Counts its fits (a class attribute: clones count too)."""
+    n_fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).n_fits += 1
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_method_checked_at_fit_before_any_fold(clf_data, reg_data):
+    """A response method the estimator lacks is a ValueError naming method at fit (was an
+    AttributeError from inside the first fold)."""
+    X, y = clf_data
+    _CountingNB.n_fits = 0
+    for est in (RecalibratedClassifier(_CountingNB(), method="decision_function", cv=3),
+                PredictionTransformer(_CountingNB(), method="decision_function")):
+        with pytest.raises(ValueError, match="method='decision_function', but the estimator "
+                                             "_CountingNB has no decision_function"):
+            est.fit(X, y)
+    assert _CountingNB.n_fits == 0
+    with pytest.raises(ValueError, match="needs decision_function or predict_proba"):
+        RecalibratedClassifier(LinearRegression(), cv=3).fit(X, y)
+    Xr, yr = reg_data
+    for est in (RecalibratedRegressor(LinearRegression(), cv=3),
+                PredictionTransformer(LinearRegression())):
+        with pytest.raises(TypeError, match="no predictive distribution"):
+            est.fit(Xr, yr)
+    with pytest.raises(TypeError, match="estimator must be a scikit-learn estimator"):
+        PredictionTransformer(None).fit(X, y)
+    for clf in (LogisticRegression(), FrozenEstimator(LogisticRegression().fit(X, y))):
+        with pytest.raises(TypeError, match="estimator must be a probabilistic regressor; "
+                                            r"\w+ is a classifier"):
+            RecalibratedRegressor(clf, cv=3).fit(X, y)
+
+
+def test_return_std_must_be_bool(reg_data):
+    X, y = reg_data
+    rr = RecalibratedRegressor(cv=3).fit(X, y)
+    dts = DistributionTemperatureScaling().fit(Normal(y * 0, y.std()), y)
+    for f, Xp in ((rr.predict, X[:3]), (dts.predict, Normal(y[:3] * 0, 1.0))):
+        with pytest.raises(TypeError, match="return_std must be True or False"):
+            f(Xp, return_std="yes")
+
+
+# ---------------------------------------------------------------------------------------------
+# X that can never be a sample matrix: the same message from fit and from every later method
+
+_BAD_X = [None, 3.0, np.float64(2.0), "scores", {"a": [1, 2]}, {1, 2}]
+_RAGGED = [[0.1, 0.9], [0.5]]
+
+
+def _message(call):
+    try:
+        call()
+    except (TypeError, ValueError) as exc:
+        return type(exc), str(exc)
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("bad", _BAD_X + [_RAGGED], ids=repr)
+def test_bad_X_same_message_in_every_method(bad, clf_data, reg_data):
+    X, y = clf_data
+    Xr, yr = reg_data
+    L, yl = _logits(n=60, C=2)
+    mean, std, yd = _normal_data(n=60)
+    clf = LogisticRegression().fit(X, y)
+    fitted = {
+        "ts": (TemperatureScaling().fit(L, yl), yl[:2],
+               ["transform", "predict_proba", "predict_log_proba", "predict",
+                "decision_function", "score"]),
+        "dts": (DistributionTemperatureScaling().fit(np.column_stack([mean, std]), yd), yd[:2],
+                ["transform", "predict_distribution", "predict", "score"]),
+    }
+    for key, (est, y2, methods) in fitted.items():
+        ref = _message(lambda: clone(est).fit(bad, y2))
+        assert ref[1].startswith("X must be a rectangular array-like" if bad is _RAGGED
+                                 else "X must be an array-like"), ref
+        for m in methods:
+            call = (lambda: getattr(est, m)(bad, y2)) if m == "score" else (
+                lambda: getattr(est, m)(bad))
+            assert _message(call) == ref, (key, m)
+    if bad is _RAGGED:
+        return  # a ragged list is the estimator's business in the meta-estimators
+    metas = [
+        (RecalibratedClassifier(cv=3).fit(X, y), y[:2],
+         ["predict_proba", "predict", "score"]),
+        (RecalibratedRegressor(cv=3).fit(Xr, yr), yr[:2],
+         ["predict_distribution", "predict", "score"]),
+        (PredictionTransformer(FrozenEstimator(clf)).fit(X, y), y[:2], ["transform"]),
+    ]
+    for est, y2, methods in metas:
+        ref = _message(lambda: clone(est).fit(bad, y2))
+        assert "X must be an array-like" in ref[1]
+        for m in methods:
+            call = (lambda: getattr(est, m)(bad, y2)) if m == "score" else (
+                lambda: getattr(est, m)(bad))
+            assert _message(call) == ref, (type(est).__name__, m)
+
+
+# ---------------------------------------------------------------------------------------------
+# set_output(transform="pandas")
+
+
+def test_temperature_scaling_set_output_pandas():
+    pd = pytest.importorskip("pandas")
+    L, y = _logits(n=80, C=3)
+    labels = np.array(["a", "b", "c"])[y]
+    ts = TemperatureScaling().fit(L, labels)
+    P = ts.transform(L)
+    assert_array_equal(ts.get_feature_names_out(), ["proba_a", "proba_b", "proba_c"])
+    ts.set_output(transform="pandas")
+    frame = ts.transform(pd.DataFrame(L, index=np.arange(100, 180)))
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == ["proba_a", "proba_b", "proba_c"]
+    assert_array_equal(frame.index, np.arange(100, 180))
+    assert_allclose(frame.to_numpy(), P)
+    assert isinstance(clone(ts).fit_transform(L, labels), pd.DataFrame)
+    assert isinstance(ts.predict_proba(L), np.ndarray)  # only transform is wrapped
+    # binary 1-D log-odds: two probability columns
+    z = L[:, 1] - L[:, 0]
+    tb = TemperatureScaling().set_output(transform="pandas").fit(z, y % 2)
+    assert list(tb.transform(z).columns) == ["proba_0", "proba_1"]
+    with pytest.raises(ValueError, match="input_features"):
+        ts.get_feature_names_out(["x0", "x1"])
+
+
+def test_prediction_transformer_set_output_pandas(clf_data):
+    pd = pytest.importorskip("pandas")
+    X, y = clf_data
+    clf = LogisticRegression().fit(X[:600], y[:600])
+    for method, names, ref in [
+            ("auto", ["decision_0", "decision_1", "decision_2"], clf.decision_function(X)),
+            ("predict_proba", ["proba_0", "proba_1", "proba_2"], clf.predict_proba(X))]:
+        pt = PredictionTransformer(FrozenEstimator(clf), method=method).fit(X, y)
+        out = pt.set_output(transform="pandas").transform(X)
+        assert list(out.columns) == names
+        assert_allclose(out.to_numpy(), ref)
+    # binary: the 1-D decision function is the log-odds of classes_[1]
+    yb = np.where(y == 2, "yes", "no")
+    cb = LogisticRegression().fit(X, yb)
+    pt = PredictionTransformer(FrozenEstimator(cb)).set_output(transform="pandas").fit(X, yb)
+    out = pt.transform(X)
+    assert list(out.columns) == ["decision_yes"]
+    assert_allclose(out.to_numpy()[:, 0], cb.decision_function(X))
+    # the whole pipeline, configured at once
+    pipe = make_pipeline(PredictionTransformer(FrozenEstimator(clf)), TemperatureScaling())
+    pipe.set_output(transform="pandas").fit(X[600:], y[600:])
+    out = pipe.transform(pd.DataFrame(X[:5]))
+    assert list(out.columns) == ["proba_0", "proba_1", "proba_2"]
+    assert_allclose(out.to_numpy(), pipe.predict_proba(X[:5]))
+
+
+def test_distribution_outputs_pass_set_output_unchanged(reg_data):
+    pd = pytest.importorskip("pandas")
+    X, y = reg_data
+    mean, std, yd = _normal_data(n=100)
+    A = np.column_stack([mean, std])
+    dts = DistributionTemperatureScaling().set_output(transform="pandas").fit(A, yd)
+    frame = dts.transform(A)
+    assert list(frame.columns) == ["mean", "std"]
+    assert_allclose(frame.to_numpy(), np.column_stack([mean, std * np.sqrt(dts.temperature_)]))
+    assert isinstance(dts.transform(Normal(mean, std)), Normal)  # distributions: as they are
+    assert isinstance(clone(dts).fit_transform(Normal(mean, std), yd), Normal)
+    assert isinstance(clone(dts).fit_transform(A, yd), pd.DataFrame)
+    lap = DistributionTemperatureScaling().fit(Laplace(mean, std), yd)
+    with pytest.raises(ValueError, match="no column names"):
+        lap.get_feature_names_out()
+    # a regressor's distributions through a pandas-configured pipeline
+    br = BayesianRidge().fit(X[:200], y[:200])
+    pipe = make_pipeline(PredictionTransformer(FrozenEstimator(br)),
+                         DistributionTemperatureScaling()).set_output(transform="pandas")
+    pipe.fit(X[200:], y[200:])
+    out = pipe.transform(X[:5])
+    assert isinstance(out, Normal)
+    assert_allclose(out.scale, br.predict(X[:5], return_std=True)[1]
+                    * np.sqrt(pipe[-1].temperature_))
+    assert isinstance(pipe[0].fit_transform(X[200:], y[200:]), Normal)
+    with pytest.raises(ValueError, match="no column names"):
+        pipe[0].get_feature_names_out()
+
+
+# ---------------------------------------------------------------------------------------------
+# other invalid inputs: one-line messages that name the argument
+
+
+def _sweep_cases():
+    rng = np.random.default_rng(0)
+    L, y = rng.normal(size=(30, 3)), rng.integers(0, 3, 30)
+    X = rng.normal(size=(60, 4))
+    A = np.column_stack([np.zeros(3), np.ones(3)])
+    return [
+        ("ts_complex_X", lambda: TemperatureScaling().fit(L + 1j, y), ValueError,
+         "^X: Complex data not supported$"),
+        ("ts_labels_string", lambda: TemperatureScaling(labels="abc").fit(L, y), TypeError,
+         "^labels must be"),
+        ("dts_y_none", lambda: DistributionTemperatureScaling().fit(Normal(np.zeros(3), 1.0), None),
+         ValueError, "target y is None"),
+        ("dts_score_y_none", lambda: DistributionTemperatureScaling().fit(A, np.arange(3.0)).score(
+            A, None), ValueError, "target y is None"),
+        ("rr_y_strings", lambda: RecalibratedRegressor(cv=3).fit(X, ["a"] * 60), ValueError,
+         "^y must hold real targets: could not convert"),
+        ("rr_y_length", lambda: RecalibratedRegressor(cv=3).fit(X, np.zeros(59)), ValueError,
+         "^y has 59 entries but there are 60 samples"),
+    ]
+
+
+@pytest.mark.parametrize("case", _sweep_cases(), ids=lambda c: c[0])
+def test_invalid_input_messages(case):
+    _, call, exc, match = case
+    with pytest.raises(exc, match=match) as info:
+        call()
+    assert "\n" not in str(info.value)

@@ -5,8 +5,10 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (check_class_labels, check_option, check_sample_weight,
-                           check_scalar_param, check_scores, row_sum_tolerance)
+from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
+                           check_option, check_sample_weight, check_scalar_param,
+                           row_sum_tolerance)
+from ._checks import check_score_matrix
 from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_around
 
 _INPUTS = ("auto", "logits", "proba")
@@ -14,11 +16,55 @@ _OBJECTIVES = ("nll", "skce")
 _SKCE_ESTIMATORS = ("unbiased", "block")
 
 
-def looks_like_probabilities(S):
-    """Scores that are probabilities: values in [0, 1] and (2-D) rows summing to one."""
+def looks_like_probabilities(S, dtype=None):
+    """Scores that are probabilities: values in [0, 1] and (2-D) rows summing to one.
+
+    ``dtype`` is the dtype the caller's scores came in (default ``S.dtype``): rows must sum to
+    one within ``sqrt(eps)`` of it, as the metrics require (float32 and float16 probabilities
+    are converted to float64 before this check, but keep their rounding).
+    """
     if S.size == 0 or S.min() < 0 or S.max() > 1:
         return False
-    return S.ndim == 1 or bool(np.all(np.abs(S.sum(axis=1) - 1.0) <= row_sum_tolerance(S.dtype)))
+    tol = row_sum_tolerance(S.dtype if dtype is None else dtype)
+    return S.ndim == 1 or bool(np.all(np.abs(S.sum(axis=1) - 1.0) <= tol))
+
+
+def _row_sum_problem(S, dtype):
+    """Why ``S`` is not a probability matrix (for the error message of ``input="proba"``)."""
+    if S.min() < 0 or S.max() > 1:
+        return f"values range over [{float(S.min())!r}, {float(S.max())!r}]"
+    dev = np.abs(S.sum(axis=1) - 1.0)
+    i = int(np.argmax(dev))
+    shown = np.dtype(dtype) if np.issubdtype(dtype, np.floating) else np.dtype(np.float64)
+    return (f"row {i} sums to {float(S[i].sum())!r} (tolerance {row_sum_tolerance(dtype):.2g} "
+            f"for {shown} input)")
+
+
+def check_labels_param(labels):
+    """The ``labels`` parameter: None, or distinct class labels without missing values."""
+    if labels is None:
+        return None
+    lab = _to_1d(labels, "labels")
+    _check_no_missing(lab, "labels")
+    try:
+        n_unique = np.unique(lab).size
+    except TypeError:
+        raise ValueError("labels contains values of mixed types that cannot be sorted.") from None
+    if n_unique != lab.size:
+        raise ValueError("labels contains duplicate values.")
+    if n_unique < 2:
+        raise ValueError(f"labels must contain at least 2 classes; got {lab.tolist()}.")
+    return lab
+
+
+def check_kernel_param(kernel, name="kernel"):
+    """``kernel`` is None or a skcalib kernel (checked at ``fit`` whatever the objective)."""
+    from ..kernels import Kernel
+
+    if kernel is not None and not isinstance(kernel, Kernel):
+        raise TypeError(f"{name} must be None or a skcalib kernel (skcalib.kernels); got "
+                        f"{kernel!r} of type {type(kernel).__name__}.")
+    return kernel
 
 
 def scores_to_logits(S, kind, eps):
@@ -52,6 +98,19 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
     the optimum on a subsample for large ``n`` -- to the exact optimum (1e-10 relative or better),
     in three or four passes over the data.
 
+    **Separated fitting data.** When every fitting sample's label has the largest score, the NLL
+    has no minimiser: it keeps falling as ``T -> 0``, and the maximum-likelihood model would be
+    certain of every prediction (one error on new data then costs ``margin / T``, unbounded).
+    ``fit`` then sets ``T`` so that the mean top-label confidence on the fitting data equals
+    Laplace's estimate of the accuracy after ``n`` correct predictions out of ``n``,
+    ``(n + 1) / (n + 2)`` (``n``: the sum of ``sample_weight``, so that integer weights count as
+    repetitions), and
+    issues a ``ConvergenceWarning`` saying so. This calibrates the model in the mean and depends
+    only on the fitting data (not on the scale of the logits); fitting on more held-out data
+    (e.g. cross-fitted by :class:`RecalibratedClassifier`) is the remedy the warning suggests.
+    Scores that carry no information about the labels (the NLL is smallest for uniform
+    probabilities) give ``T = 1e10`` with a ``ConvergenceWarning``.
+
     Parameters
     ----------
     input : {"auto", "logits", "proba"}, default="auto"
@@ -59,7 +118,9 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         score is the log-odds of ``classes_[1]``). ``"proba"``: probabilities, turned into logits
         ``log(clip(p, eps, 1))``. ``"auto"``: probabilities if every value is in ``[0, 1]`` and
         (for several columns) every row sums to one, logits otherwise; the decision is stored in
-        ``input_``. Pass the kind explicitly when you know it.
+        ``input_``. Pass the kind explicitly when you know it. Rows must sum to one within
+        ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32, 3.1e-2 for
+        float16), as for the metrics.
     objective : {"nll", "skce"}, default="nll"
         ``"nll"``: the negative log-likelihood (Guo et al. 2017), solved exactly.
         ``"skce"``: the squared kernel calibration error of the recalibrated probabilities on the
@@ -149,24 +210,31 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
     # -- validation ------------------------------------------------------------------------
 
     def _check_params(self):
+        """Every parameter, whether or not the objective uses it."""
         check_option(self.input, "input", _INPUTS)
         check_option(self.objective, "objective", _OBJECTIVES)
         check_scalar_param(self.eps, "eps", kind="real", min_val=0, include_min=False, max_val=0.5)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
         check_scalar_param(self.block_size, "block_size", min_val=2)
+        from ..kernels import as_tensor_kernel
+
+        as_tensor_kernel(check_kernel_param(self.kernel))  # a kernel on probabilities
+        return check_labels_param(self.labels)
 
     def _logits(self, X, *, fitting):
-        S = check_scores(X, "X", n_columns=None if fitting else self.n_features_in_)
+        S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
+        dtype = _input_dtype(X)
         if fitting:
             kind = self.input
             if kind == "auto":
-                kind = "proba" if looks_like_probabilities(S) else "logits"
+                kind = "proba" if looks_like_probabilities(S, dtype) else "logits"
         else:
             kind = self.input_
-        if kind == "proba" and not looks_like_probabilities(S):
-            raise ValueError("X must hold probabilities (values in [0, 1], rows summing to 1) "
-                             "for input='proba'" + ("" if fitting else
-                                                    " (the kind of scores seen in fit)") + ".")
+        if kind == "proba" and not looks_like_probabilities(S, dtype):
+            raise ValueError(
+                "X must hold probabilities (values in [0, 1], rows summing to 1) for "
+                "input='proba'" + ("" if fitting else " (the kind of scores seen in fit)")
+                + f"; {_row_sum_problem(S, dtype)}.")
         return S, kind, scores_to_logits(S, kind, self.eps)
 
     # -- fitting ---------------------------------------------------------------------------
@@ -187,10 +255,10 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self : TemperatureScaling
         """
-        self._check_params()
+        labels = self._check_params()
         S, kind, L = self._logits(X, fitting=True)
         n = S.shape[0]
-        classes, y_idx = check_class_labels(y, n, classes=self.labels, name="y")
+        classes, y_idx = check_class_labels(y, n, classes=labels, name="y")
         if L.shape[1] != classes.size:
             raise ValueError(
                 f"X has {S.shape[1] if S.ndim == 2 else 1} column(s) but there are {classes.size} "
@@ -198,7 +266,15 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "binary problem), and `labels` if some are absent from y.")
         w = check_sample_weight(sample_weight, n)
         if self.objective == "nll":
-            beta, self.n_iter_ = nll_inverse_temperature(L, y_idx, np.ones(n) if w is None else w)
+            if w is None:
+                weights, n_samples = np.ones(n), float(n)
+            else:
+                # The optimum depends on weight ratios only (rescaled: no overflow for 1e308);
+                # separated data also use their sum, the number of samples they stand for.
+                top = float(w.max())
+                weights = w / top
+                n_samples = top * float(weights.sum())  # a Python float: inf, not a warning
+            beta, self.n_iter_ = nll_inverse_temperature(L, y_idx, weights, n_samples=n_samples)
         else:
             if w is not None:
                 raise ValueError("sample_weight is not supported with objective='skce' (the SKCE "
@@ -217,20 +293,50 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
     # -- prediction ------------------------------------------------------------------------
 
     def decision_function(self, X):
-        """Recalibrated logits ``logits / T`` (1-D log-odds of ``classes_[1]`` if binary)."""
+        """Recalibrated logits ``logits / T`` (1-D log-odds of ``classes_[1]`` if binary).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
         check_is_fitted(self)
         _, _, L = self._logits(X, fitting=False)
         out = L * self.inverse_temperature_
         return out[:, 1] - out[:, 0] if out.shape[1] == 2 else out
 
     def predict_proba(self, X):
-        """Recalibrated probabilities ``softmax(logits / T)``, one column per class."""
+        """Recalibrated probabilities ``softmax(logits / T)``, one column per class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+        """
         check_is_fitted(self)
         _, _, L = self._logits(X, fitting=False)
         return softmax(L * self.inverse_temperature_, axis=1)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed stably."""
+        """Logarithm of :meth:`predict_proba`, computed stably.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        log_P : ndarray of shape (n_samples, n_classes)
+        """
         check_is_fitted(self)
         _, _, L = self._logits(X, fitting=False)
         Z = L * self.inverse_temperature_
@@ -238,14 +344,65 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
 
     def predict(self, X):
-        """The arg-max class of the scores, which temperature scaling never changes."""
+        """The arg-max class of the scores, which temperature scaling never changes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
         check_is_fitted(self)
         _, _, L = self._logits(X, fitting=False)
         return self.classes_[L.argmax(axis=1)]
 
     def transform(self, X):
-        """Recalibrated probabilities (as :meth:`predict_proba`), for use as a pipeline step."""
+        """Recalibrated probabilities (as :meth:`predict_proba`), for use as a pipeline step.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            A DataFrame with columns :meth:`get_feature_names_out` after
+            ``set_output(transform="pandas")``.
+        """
         return self.predict_proba(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the columns of :meth:`transform`: ``"proba_<label>"`` per class of ``classes_``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Names of the score columns; only checked for their number (``n_features_in_``).
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        check_input_features(input_features, self.n_features_in_)
+        return np.asarray([f"proba_{c}" for c in self.classes_], dtype=object)
+
+
+def check_input_features(input_features, n_features_in):
+    """``input_features`` of ``get_feature_names_out``: None or ``n_features_in`` names."""
+    if input_features is None:
+        return None
+    if isinstance(input_features, (str, bytes)):
+        raise TypeError("input_features must be an array-like of strings; got a string.")
+    names = np.asarray(input_features, dtype=object)
+    if names.ndim != 1 or names.size != n_features_in:
+        raise ValueError(f"input_features should have length equal to the number of features "
+                         f"seen in fit ({n_features_in}); got {names.size}.")
+    return names
 
 
 def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_nll):

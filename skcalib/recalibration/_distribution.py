@@ -1,14 +1,53 @@
 """Temperature scaling of predictive distributions (Widmann et al. 2021, Appendix F)."""
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (check_option, check_rng, check_sample_weight, check_scalar_param,
-                           check_scores)
-from ..distributions import Categorical, Mixture, Normal, is_distribution
-from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS
+from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
+                           check_sample_weight, check_scalar_param)
+from ..distributions import Categorical, Mixture, MultivariateNormal, Normal, is_distribution
+from ._checks import check_score_matrix, check_y_given
+from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS, check_input_features, check_kernel_param
 from ._solvers import minimize_log_temperature, window_around
+
+
+def family_signature(dist):
+    """What must agree between the predictions of ``fit`` and of ``transform``, as a string.
+
+    The family (``"Normal"``, ...), the dimension of a ``MultivariateNormal``, the component
+    families of a ``Mixture``; the classes of a ``Categorical`` are compared separately.
+    """
+    name = type(dist).__name__
+    if isinstance(dist, MultivariateNormal):
+        return f"{name}(dim={dist.dim})"
+    if isinstance(dist, Mixture):
+        return f"{name}[{', '.join(family_signature(c) for c in dist.components)}]"
+    return name
+
+
+def pass_distributions_through_set_output(cls, returns_distribution):
+    """Let ``transform`` and ``fit_transform`` return distribution objects as they are.
+
+    scikit-learn wraps the ``transform`` of a class with ``get_feature_names_out`` so that
+    ``set_output(transform="pandas")`` turns its arrays into DataFrames; a distribution object
+    cannot become one. ``returns_distribution(self, X)`` says, before the call, whether the output
+    will be a distribution: then the unwrapped method runs (``__wrapped__``, set by the
+    ``functools.wraps`` of scikit-learn's wrapper), otherwise the wrapped one.
+    """
+    for method in ("transform", "fit_transform"):
+        wrapped = cls.__dict__[method]
+        raw = getattr(wrapped, "__wrapped__", wrapped)
+
+        def dispatch(self, X, *args, _wrapped=wrapped, _raw=raw, **kwargs):
+            f = _raw if returns_distribution(self, X) else _wrapped
+            return f(self, X, *args, **kwargs)
+
+        setattr(cls, method, functools.wraps(raw)(dispatch))
+    return cls
+
 
 def as_distribution(X, name="X"):
     """A distribution object, or ``(n, 2)`` scores ``[mean, std]`` as a :class:`Normal`.
@@ -17,11 +56,11 @@ def as_distribution(X, name="X"):
     """
     if is_distribution(X):
         return X, False
-    A = check_scores(X, name)
+    A = check_score_matrix(X, name)
     if A.ndim != 2 or A.shape[1] != 2:
         raise ValueError(
             f"{name} must be a skcalib distribution or an array of shape (n_samples, 2) holding "
-            f"the predicted means and standard deviations; got shape {np.shape(X)}.")
+            f"the predicted means and standard deviations; got shape {A.shape}.")
     if np.any(A[:, 1] < 0):
         raise ValueError(f"{name}: the standard deviations (column 1) must be non-negative.")
     return Normal(A[:, 0], A[:, 1]), True
@@ -77,6 +116,8 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
     temperature_ : float
     family_ : str
         Name of the distribution family seen in ``fit``.
+    n_features_in_ : int
+        2, when ``fit`` was given an array ``[mean, std]``.
 
     See Also
     --------
@@ -90,6 +131,14 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
     ``np.column_stack(gpr.predict(X, return_std=True))``); :meth:`transform` returns the same
     kind as it is given. Scales of zero (point predictions) cannot be temperature-scaled by the
     NLL: they raise a ``ValueError``.
+
+    A temperature belongs to the family it was fitted on: :meth:`transform` (and every other
+    method) raises a ``ValueError`` naming both families when given another one (a Laplace after
+    fitting on Normals, a MultivariateNormal of another dimension, a Mixture of other component
+    families, a Categorical with other classes).
+
+    With ``set_output(transform="pandas")``, array input gives a DataFrame with the columns
+    ``["mean", "std"]``; distribution objects are returned as they are.
 
     Examples
     --------
@@ -133,10 +182,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         """
         from ..metrics._distribution import check_targets
 
-        check_option(self.objective, "objective", _OBJECTIVES)
-        check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
-        check_scalar_param(self.block_size, "block_size", min_val=2)
-        check_scalar_param(self.n_mc_samples, "n_mc_samples", min_val=1)
+        self._check_params()
         dist, from_array = as_distribution(X)
         n = dist.n_samples
         w = check_sample_weight(sample_weight, n)
@@ -146,26 +192,43 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         if isinstance(dist, Categorical):
             T = self._fit_categorical(dist, y, w)
         else:
-            y = check_targets(y, dist, name="y")
-            T = _nll_temperature(dist, y, w)
+            from ..metrics._distribution import as_regression_kernel
+
+            as_regression_kernel(self.kernel, dist)  # a kernel of the right kind, objective or not
+            y = check_targets(check_y_given(y), dist, name="y")
+            # only weight ratios matter here: rescaled, 1e308 weights do not overflow
+            T = _nll_temperature(dist, y, None if w is None else w / w.max())
             if self.objective == "skce":
                 T = self._fit_skce(dist, y, T)
+            self._categorical = None
         self.temperature_ = float(T)
         self.family_ = type(dist).__name__
-        if not isinstance(dist, Categorical):
-            self._categorical = None
+        self._signature = family_signature(dist)
         self._from_array = from_array
         if from_array:
             self.n_features_in_ = 2
+        elif hasattr(self, "n_features_in_"):
+            del self.n_features_in_  # a refit on distributions
         return self
+
+    def _check_params(self):
+        """Every parameter, whether or not the objective uses it."""
+        check_option(self.objective, "objective", _OBJECTIVES)
+        check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
+        check_scalar_param(self.block_size, "block_size", min_val=2)
+        check_scalar_param(self.n_mc_samples, "n_mc_samples", min_val=1)
+        check_random_state_param(self.random_state)
+        check_kernel_param(self.kernel)
 
     def _fit_categorical(self, dist, y, w):
         from ._classifier import TemperatureScaling
 
-        ts = TemperatureScaling(input="proba", objective=self.objective, labels=dist.classes,
-                                kernel=self.kernel, skce_estimator=self.skce_estimator,
-                                block_size=self.block_size)
-        self._categorical = ts.fit(dist.probs, y, sample_weight=w)
+        # TemperatureScaling's columns follow the sorted labels: reorder the categorical's.
+        order = np.argsort(dist.classes, kind="stable")
+        ts = TemperatureScaling(input="proba", objective=self.objective,
+                                labels=dist.classes[order], kernel=self.kernel,
+                                skce_estimator=self.skce_estimator, block_size=self.block_size)
+        self._categorical = ts.fit(dist.probs[:, order], y, sample_weight=w)
         return ts.temperature_
 
     def _fit_skce(self, dist, y, T_nll):
@@ -185,25 +248,120 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         return minimize_log_temperature(objective, window_around(T_nll), what="SKCE")[0]
 
     def transform(self, X):
-        """The tempered predictions, of the same kind as ``X`` (distribution or ``[mean, std]``)."""
+        """The tempered predictions, of the same kind as ``X``.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictions of the family seen in ``fit``.
+
+        Returns
+        -------
+        Distribution or ndarray of shape (n_samples, 2)
+            A distribution for a distribution; ``[mean, tempered std]`` for an array (a DataFrame
+            with the columns :meth:`get_feature_names_out` after
+            ``set_output(transform="pandas")``).
+        """
         check_is_fitted(self)
         dist, from_array = as_distribution(X)
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
+    def fit_transform(self, X, y=None, **fit_params):
+        """:meth:`fit`, then :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictive distributions, or Normal means and standard deviations.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True targets.
+        **fit_params : dict
+            Passed to :meth:`fit` (``sample_weight``).
+
+        Returns
+        -------
+        Distribution or ndarray of shape (n_samples, 2)
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Columns of :meth:`transform` for array input: ``["mean", "std"]``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Names of the two input columns; only their number is checked.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        if self._signature != "Normal":
+            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
+                             "in fit), which have no column names; only Normal predictions "
+                             "given as [mean, std] arrays do.")
+        check_input_features(input_features, 2)
+        return np.asarray(["mean", "std"], dtype=object)
+
     def predict_distribution(self, X):
-        """The tempered predictions as a distribution object."""
+        """The tempered predictions as a distribution object.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictions of the family seen in ``fit``.
+
+        Returns
+        -------
+        Distribution
+        """
         check_is_fitted(self)
         return self._temper(as_distribution(X)[0])
 
+    def _check_family(self, dist):
+        sig = family_signature(dist)
+        if sig != self._signature:
+            raise ValueError(
+                f"X holds {sig} predictions but the temperature was fitted on {self._signature} "
+                "predictions; a temperature fitted on one family does not apply to another. Fit "
+                "on predictions of the family you transform.")
+        if isinstance(dist, Categorical):
+            fitted = self._categorical.classes_
+            if not np.array_equal(np.sort(dist.classes), fitted):
+                raise ValueError(
+                    f"X is a Categorical with classes {dist.classes.tolist()[:10]} but the "
+                    f"temperature was fitted on the classes {fitted.tolist()[:10]}.")
+
     def _temper(self, dist):
-        if isinstance(dist, Categorical) and getattr(self, "_categorical", None) is not None:
-            # exactly the model that was fitted (probabilities clipped at eps, as in fit)
-            return Categorical(self._categorical.predict_proba(dist.probs), dist.classes)
+        self._check_family(dist)
+        if isinstance(dist, Categorical):
+            # exactly the model that was fitted (probabilities clipped at eps, as in fit), on
+            # columns in sorted label order, returned in the order of X's classes
+            order = np.argsort(dist.classes, kind="stable")
+            P = np.empty(dist.probs.shape)
+            P[:, order] = self._categorical.predict_proba(dist.probs[:, order])
+            return Categorical(P, dist.classes)
         return dist.tempered(self.temperature_)
 
     def predict(self, X, return_std=False):
-        """Predicted means (unchanged by the temperature) and, optionally, tempered std."""
+        """Predicted means (unchanged by the temperature) and, optionally, tempered std.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Real-valued predictions of the family seen in ``fit``.
+        return_std : bool, default=False
+            Also return the standard deviations of the tempered predictions.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,) or (n_samples, d)
+        std : ndarray of shape (n_samples,) or (n_samples, d)
+            Only with ``return_std=True``.
+        """
+        check_bool(return_std, "return_std")
         dist = self.predict_distribution(X)
         if isinstance(dist, Categorical):
             raise TypeError("predict is defined for real-valued predictions; use "
@@ -213,14 +371,28 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         return (mean, np.sqrt(dist.variance)) if return_std else mean
 
     def score(self, X, y, sample_weight=None):
-        """Mean log predictive density of ``y`` under the tempered predictions."""
+        """Mean log predictive density of ``y`` under the tempered predictions.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Real-valued predictions of the family seen in ``fit``.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the mean.
+
+        Returns
+        -------
+        score : float
+        """
         from ..metrics._distribution import check_targets
 
         dist = self.predict_distribution(X)
         if isinstance(dist, Categorical):
             raise TypeError("score is defined for real-valued predictions.")
-        y = check_targets(y, dist, name="y")
-        w = check_sample_weight(sample_weight, dist.n_samples)
+        y = check_targets(check_y_given(y), dist, name="y")
+        w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         return float(np.average(dist.log_pdf(y), weights=w))
 
 
@@ -244,3 +416,7 @@ def _mixture_nll_temperature(dist, y, w):
 
     return minimize_log_temperature(nll, what="mixture NLL")[0]
 
+
+
+pass_distributions_through_set_output(
+    DistributionTemperatureScaling, lambda self, X: is_distribution(X))

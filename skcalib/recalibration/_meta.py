@@ -10,11 +10,12 @@ is never refitted: the recalibrator is fitted on the scores of the data passed t
 
 import warnings
 from inspect import signature
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin,
-                          TransformerMixin, clone, is_classifier)
+                          TransformerMixin, clone, is_classifier, is_regressor)
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
@@ -24,22 +25,52 @@ from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _rout
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_method_params, _num_samples, check_is_fitted
 
-from .._validation import (check_class_labels, check_option, check_sample_weight,
-                           user_stacklevel)
+from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
+                           check_sample_weight, user_stacklevel)
 from ..distributions import Mixture, concatenate
-from ..scorers import predict_distribution
-from ._classifier import TemperatureScaling
-from ._distribution import DistributionTemperatureScaling
+from ..scorers import _accepts_return_std, predict_distribution
+from ._checks import check_X_container
+from ._classifier import TemperatureScaling, check_input_features
+from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
 
 
 def _resolve_method(estimator, method):
-    """The response method: ``decision_function`` (logits) when available, else probabilities."""
+    """The response method: ``decision_function`` (logits) when available, else probabilities.
+
+    A ``ValueError`` naming ``method`` when the estimator lacks it (checked at ``fit``, before
+    any fold is fitted, instead of an ``AttributeError`` from inside a fold).
+    """
+    name = type(estimator).__name__
     if method != "auto":
+        if not hasattr(estimator, method):
+            raise ValueError(f"method={method!r}, but the estimator {name} has no {method} "
+                             "method; use method='auto' or another response method.")
         return method
-    return "decision_function" if hasattr(estimator, "decision_function") else "predict_proba"
+    for candidate in ("decision_function", "predict_proba"):
+        if hasattr(estimator, candidate):
+            return candidate
+    raise ValueError(f"method='auto' needs decision_function or predict_proba, and the estimator "
+                     f"{name} has neither.")
+
+
+def _check_distribution_capable(estimator):
+    """The ``TypeError`` of :func:`skcalib.scorers.predict_distribution`, at ``fit`` already."""
+    if (hasattr(estimator, "predict_distribution") or _accepts_return_std(estimator)
+            or (not is_regressor(estimator) and hasattr(estimator, "predict_proba"))):
+        return
+    raise TypeError(
+        f"{type(estimator).__name__} provides no predictive distribution: it needs "
+        "predict(X, return_std=True) (e.g. GaussianProcessRegressor, BayesianRidge), "
+        "predict_proba, or a predict_distribution(X) method.")
+
+
+def _check_estimator_param(estimator, name="estimator"):
+    if estimator is not None and not hasattr(estimator, "fit"):
+        raise TypeError(f"{name} must be a scikit-learn estimator (with a fit method); got "
+                        f"{estimator!r:.80} of type {type(estimator).__name__}.")
 
 
 def _prefit(cv):
@@ -50,6 +81,11 @@ def _check_cv_option(cv):
     if isinstance(cv, str) and cv != "prefit":
         raise ValueError(f"cv must be None, an int, a splitter, an iterable or 'prefit'; "
                          f"got {cv!r}.")
+    if isinstance(cv, (bool, np.bool_)):
+        raise TypeError(f"cv must be None, an int, a splitter, an iterable or 'prefit'; "
+                        f"got {cv!r}.")
+    if isinstance(cv, Integral) and cv < 2:
+        raise ValueError(f"cv must be at least 2 folds; got {cv!r}.")
 
 
 class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
@@ -63,6 +99,20 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         self.ensemble = ensemble
         self.n_jobs = n_jobs
 
+    def _check_params(self):
+        """Every parameter, at the start of ``fit``, whether or not this fit uses it."""
+        _check_cv_option(self.cv)
+        if not (self.ensemble == "auto" or isinstance(self.ensemble, (bool, np.bool_))):
+            raise ValueError(f"ensemble must be 'auto', True or False; got {self.ensemble!r}.")
+        check_n_jobs(self.n_jobs)
+        _check_estimator_param(self.estimator)
+        _check_estimator_param(self.recalibrator, "recalibrator")
+        needs = self._recalibrator_method
+        if self.recalibrator is not None and not hasattr(self.recalibrator, needs):
+            raise TypeError(f"recalibrator must provide {needs} (it is applied to the model's "
+                            f"{'scores' if needs == 'predict_proba' else 'predictions'}); "
+                            f"{type(self.recalibrator).__name__} does not.")
+
     def _get_estimator(self):
         if self.estimator is not None:
             return self.estimator
@@ -75,6 +125,10 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         """Routing of ``fit`` metadata: to the estimator's ``fit`` and the splitter's ``split``.
 
         ``sample_weight`` is also always used by the recalibrator (this estimator consumes it).
+
+        Returns
+        -------
+        routing : MetadataRouter
         """
         router = MetadataRouter(owner=self).add_self_request(self).add(
             estimator=self._get_estimator(),
@@ -108,10 +162,8 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         return kwargs, {}
 
     def _fit(self, X, y, sample_weight, fit_params):
-        """Fit ``estimators_`` and ``recalibrators_`` (the subclass validated ``y``)."""
-        _check_cv_option(self.cv)
-        if not (self.ensemble == "auto" or isinstance(self.ensemble, (bool, np.bool_))):
-            raise ValueError(f"ensemble must be 'auto', True or False; got {self.ensemble!r}.")
+        """Fit ``estimators_`` and ``recalibrators_`` (the subclass validated the parameters and
+        ``y``)."""
         X, y = indexable(X, y)
         sw = check_sample_weight(sample_weight, len(y))
         estimator = self._get_estimator()
@@ -205,7 +257,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         ``False``: one recalibrator on the out-of-fold scores of all samples, and the model
         refitted on all data. ``"auto"``: ``False`` for a ``FrozenEstimator``, else ``True``.
     method : {"auto", "decision_function", "predict_proba"}, default="auto"
-        Scores fed to the recalibrator; ``"auto"`` prefers ``decision_function`` (logits).
+        Scores fed to the recalibrator; ``"auto"`` prefers ``decision_function`` (logits). A
+        method the estimator lacks is a ``ValueError`` at ``fit``, before any fold is fitted.
     n_jobs : int, default=None
         Folds fitted in parallel (joblib).
 
@@ -241,6 +294,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         super().__init__(estimator, recalibrator, cv=cv, ensemble=ensemble, n_jobs=n_jobs)
         self.method = method
 
+    _recalibrator_method = "predict_proba"
+
     def _default_estimator(self):
         return LogisticRegression()
 
@@ -250,7 +305,9 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
         y : array-like of shape (n_samples,)
+            Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
             Used by the recalibrator, and passed to the estimator's ``fit`` when it accepts it
             (or as routed, with metadata routing enabled).
@@ -262,10 +319,13 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         self : RecalibratedClassifier
         """
         check_option(self.method, "method", _METHODS)
+        self._check_params()
+        method = _resolve_method(self._get_estimator(), self.method)
+        check_X_container(X, ragged=False)
         self.classes_, _ = check_class_labels(y, _num_samples(X), name="y")
         y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
         check_classification_targets(y_arr)
-        self.method_ = _resolve_method(self._get_estimator(), self.method)
+        self.method_ = method
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _check_folds(self, cv, y):
@@ -301,15 +361,36 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         return np.concatenate(parts)
 
     def predict_proba(self, X):
-        """Recalibrated probabilities, averaged over the (model, recalibrator) pairs."""
+        """Recalibrated probabilities, averaged over the (model, recalibrator) pairs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+        """
         check_is_fitted(self)
+        check_X_container(X, ragged=False)
         P = 0.0
         for est, recal in zip(self.estimators_, self.recalibrators_):
             P = P + recal.predict_proba(self._scores(est, X))
         return P / len(self.estimators_)
 
     def predict(self, X):
-        """The class with the largest recalibrated probability."""
+        """The class with the largest recalibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
         P = self.predict_proba(X)
         return self.classes_[np.argmax(P, axis=1)]
 
@@ -326,7 +407,9 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
     ----------
     estimator : regressor, default=None
         The model (default ``BayesianRidge()``); a
-        :class:`~sklearn.frozen.FrozenEstimator` or ``cv="prefit"`` is not refitted.
+        :class:`~sklearn.frozen.FrozenEstimator` or ``cv="prefit"`` is not refitted. A
+        classifier, or a regressor without predictive distributions, is a ``TypeError`` at
+        ``fit``.
     recalibrator : estimator, default=None
         Fitted on ``(distributions, y)``; its ``transform`` must return distributions
         (default ``DistributionTemperatureScaling()``).
@@ -357,6 +440,8 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
     ((2,), (2,))
     """
 
+    _recalibrator_method = "transform"
+
     def _default_estimator(self):
         return BayesianRidge()
 
@@ -366,7 +451,9 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Real targets.
         sample_weight : array-like of shape (n_samples,), default=None
             Used by the recalibrator, and passed to the estimator's ``fit`` when it accepts it.
         **fit_params : dict
@@ -376,10 +463,26 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         -------
         self : RecalibratedRegressor
         """
+        self._check_params()
+        estimator = self._get_estimator()
+        if is_classifier(estimator):
+            raise TypeError(f"estimator must be a probabilistic regressor; "
+                            f"{type(estimator).__name__} is a classifier (recalibrate it with "
+                            "RecalibratedClassifier).")
+        _check_distribution_capable(estimator)
+        check_X_container(X, ragged=False)
         if y is None:
             raise ValueError("RecalibratedRegressor requires y to be passed, but the target y is "
                              "None.")
-        y_arr = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        try:
+            y_arr = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        except ValueError as exc:
+            msg = str(exc).strip().split("\n")[0]
+            raise ValueError(msg if "y" in msg.split() else
+                             f"y must hold real targets: {msg}") from None
+        n = _num_samples(X)
+        if y_arr.shape[0] != n:
+            raise ValueError(f"y has {y_arr.shape[0]} entries but there are {n} samples.")
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):
@@ -394,8 +497,19 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         return concatenate(parts)
 
     def predict_distribution(self, X):
-        """Recalibrated predictive distributions (a mixture over the pairs when ensembling)."""
+        """Recalibrated predictive distributions (a mixture over the pairs when ensembling).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+
+        Returns
+        -------
+        Distribution
+        """
         check_is_fitted(self)
+        check_X_container(X, ragged=False)
         dists = [recal.transform(predict_distribution(est, X))
                  for est, recal in zip(self.estimators_, self.recalibrators_)]
         if len(dists) == 1:
@@ -411,7 +525,22 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         return Mixture(np.hstack(weights), comps)
 
     def predict(self, X, return_std=False):
-        """Predicted means and, with ``return_std=True``, recalibrated standard deviations."""
+        """Predicted means and, with ``return_std=True``, recalibrated standard deviations.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+        return_std : bool, default=False
+            Also return the standard deviations of the recalibrated distributions.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        std : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+            Only with ``return_std=True``.
+        """
+        check_bool(return_std, "return_std")
         dist = self.predict_distribution(X)
         mean = np.array(dist.mean)
         if not return_std:
@@ -468,28 +597,122 @@ default="auto"
         self.method = method
 
     def fit(self, X, y=None, **fit_params):
-        """Fit the model (a no-op for a ``FrozenEstimator``)."""
+        """Fit the model (a no-op for a ``FrozenEstimator``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+        y : array-like of shape (n_samples,), default=None
+            Targets of the estimator.
+        **fit_params : dict
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        self : PredictionTransformer
+        """
         check_option(self.method, "method", _TRANSFORM_METHODS)
+        if self.estimator is None:
+            raise TypeError("estimator must be a scikit-learn estimator (with a fit method); got "
+                            "None.")
+        _check_estimator_param(self.estimator)
+        if self.method == "predict_distribution" or (self.method == "auto"
+                                                     and not is_classifier(self.estimator)):
+            _check_distribution_capable(self.estimator)
+            method = "predict_distribution"
+        else:
+            method = _resolve_method(self.estimator, self.method)
+        check_X_container(X, ragged=False)
         est = clone(self.estimator)
         est.fit(X, y, **fit_params)
         self.estimator_ = est
-        if self.method == "auto" and not is_classifier(est):
-            self.method_ = "predict_distribution"
-        else:
-            self.method_ = _resolve_method(est, self.method)
+        self.method_ = method
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(est, attr):
                 setattr(self, attr, getattr(est, attr))
         return self
 
     def transform(self, X):
-        """The model's scores (or distributions) for ``X``."""
+        """The model's scores (or distributions) for ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes) or (n_samples,), or Distribution
+            The output of ``method_`` (a DataFrame with the columns
+            :meth:`get_feature_names_out` after ``set_output(transform="pandas")``, except for
+            distributions, which are returned as they are).
+        """
         check_is_fitted(self)
+        check_X_container(X, ragged=False)
         if self.method_ == "predict_distribution":
             return predict_distribution(self.estimator_, X)
         return getattr(self.estimator_, self.method_)(X)
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """:meth:`fit`, then :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, as the estimator takes them.
+        y : array-like of shape (n_samples,), default=None
+            Targets of the estimator.
+        **fit_params : dict
+            Passed to the estimator's ``fit``.
+
+        Returns
+        -------
+        ndarray or Distribution
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the columns of :meth:`transform`, after the classes of the estimator.
+
+        ``"proba_<label>"`` for ``predict_proba``, ``"decision_<label>"`` for a multiclass
+        ``decision_function`` and ``["decision_<classes_[1]>"]`` for a binary one (the log-odds of
+        the positive class). Distributions have no columns (``ValueError``).
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Names of the estimator's input features; only their number is checked.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        if self.method_ == "predict_distribution":
+            raise ValueError("transform returns predictive distributions (method_="
+                             "'predict_distribution'), which have no column names.")
+        if input_features is not None and hasattr(self, "n_features_in_"):
+            check_input_features(input_features, self.n_features_in_)
+        classes = getattr(self.estimator_, "classes_", None)
+        if classes is None:
+            raise ValueError(f"the estimator {type(self.estimator_).__name__} has no classes_ "
+                             "to name the columns of its scores after.")
+        prefix = "proba" if self.method_ == "predict_proba" else "decision"
+        if prefix == "decision" and len(classes) == 2:
+            classes = classes[1:]
+        return np.asarray([f"{prefix}_{c}" for c in classes], dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
+
+
+def _transforms_to_distributions(transformer, X):
+    # from the parameters, which decide method_ at fit (so that fit_transform can ask first)
+    return transformer.method == "predict_distribution" or (
+        transformer.method == "auto" and not is_classifier(transformer.estimator))
+
+
+pass_distributions_through_set_output(PredictionTransformer, _transforms_to_distributions)

@@ -17,8 +17,9 @@ from sklearn.exceptions import ConvergenceWarning
 from .._pairwise import _blas_single_thread
 from .._validation import user_stacklevel
 
-#: Inverse temperatures are kept in ``[BETA_MIN, BETA_MAX]``; the ends are reached only when
-#: the NLL has no finite minimiser (scores carrying no information, or perfectly separated data).
+#: Inverse temperatures are kept in ``[BETA_MIN, BETA_MAX]``; ``BETA_MIN`` is used when the scores
+#: carry no information (the NLL is smallest for uniform probabilities). Separated data, whose NLL
+#: has no minimiser either, get the temperature of :func:`_separated_inverse_temperature`.
 BETA_MIN, BETA_MAX = 1e-10, 1e10
 
 #: Rows per tile: tiles of about 2**15 scores stay in the L2 cache.
@@ -83,6 +84,52 @@ class SoftmaxMoments:
         return g0, -self.wy
 
 
+def _separated_inverse_temperature(problem, n_samples):
+    """Inverse temperature for separated fitting data, where the NLL has no minimiser.
+
+    The NLL falls towards its infimum as ``beta -> inf``, and the maximum-likelihood model says
+    that the classifier is never wrong -- which on new data costs ``beta`` times the margin of every
+    error. Having seen ``n`` correct predictions out of ``n``, Laplace's rule of succession
+    estimates the accuracy as ``(n + 1) / (n + 2)``; calibration asks the mean top-label
+    confidence to equal the accuracy, so ``beta`` solves
+    ``sum_i w_i max_c softmax(beta l_i)_c = (n + 1) / (n + 2)``. The mean confidence is
+    increasing in ``beta`` (from ``1 / C`` at 0), so the root is unique. ``n`` is ``n_samples``:
+    the sum of the sample weights, so that integer weights count as repetitions (scikit-learn's
+    convention for ``sample_weight``).
+
+    Rows whose label ties with other classes at the maximum count as correct with probability
+    ``1 / k`` (``k`` tied classes), as in :func:`skcalib._validation.top_label`; the confidence
+    then tends to the accuracy ``a = sum_i w_i / k_i`` and the target is
+    ``a - (a - 1 / C) C / ((C - 1) (n + 2))``: always inside ``(1 / C, a)``, and exactly
+    ``(n + 1) / (n + 2)`` when there are no ties.
+
+    Returns
+    -------
+    beta : float
+    target : float
+        The mean confidence reached.
+    n : float
+    """
+    L, w = problem.L, problem.w            # rows shifted to maximum 0; weights summing to 1
+    C = L.shape[1]
+    n = float(n_samples)
+    acc = float(w @ (1.0 / (L == 0.0).sum(axis=1)))
+    target = acc - (acc - 1.0 / C) * C / ((C - 1) * (n + 2.0))  # acc for n = inf
+
+    def excess(log_beta):
+        # the top-label confidence of a row is 1 / sum_c exp(beta l_c), as its maximum is 0
+        E = np.exp(np.exp(log_beta) * L)
+        return float(w @ (1.0 / E.sum(axis=1))) - target
+
+    lo, hi = np.log(BETA_MIN), np.log(BETA_MAX)
+    if not excess(lo) < 0:
+        return BETA_MIN, target, n
+    if not excess(hi) > 0:
+        return BETA_MAX, target, n
+    log_beta = optimize.brentq(excess, lo, hi, xtol=1e-12, rtol=1e-12)
+    return float(np.exp(log_beta)), target, n
+
+
 #: Above this many rows, the search starts from the optimum of an evenly strided subsample.
 _WARM_START_ROWS = 4096
 
@@ -103,8 +150,13 @@ def _warm_start(L, y_idx, weights, max_iter):
     return beta if BETA_MIN < beta < BETA_MAX else 1.0
 
 
-def nll_inverse_temperature(L, y_idx, weights, *, max_iter=100):
+def nll_inverse_temperature(L, y_idx, weights, *, max_iter=100, n_samples=None):
     """Exact minimiser of the weighted multinomial NLL of ``softmax(beta * L)`` over ``beta > 0``.
+
+    When the scores separate the data (every label has the largest score) the NLL has no
+    minimiser; ``beta`` then comes from :func:`_separated_inverse_temperature`, with
+    ``n_samples`` the number of samples it assumes (default: ``weights.sum()``; pass the sum of
+    the original weights when ``weights`` were rescaled).
 
     Newton steps on the derivative, safeguarded by a bracket ``[a, b]`` with
     ``NLL'(a) < 0 < NLL'(b)``: a step leaving the bracket is replaced by bisection (geometric
@@ -120,11 +172,13 @@ def nll_inverse_temperature(L, y_idx, weights, *, max_iter=100):
     """
     # The weighted sums are dot products; threaded BLAS only adds synchronisation to them (and
     # stalls when another process holds a core), so BLAS runs single-threaded here.
+    if n_samples is None:
+        n_samples = float(np.sum(weights))
     with _blas_single_thread():
-        return _newton(L, y_idx, weights, max_iter)
+        return _newton(L, y_idx, weights, max_iter, n_samples)
 
 
-def _newton(L, y_idx, weights, max_iter):
+def _newton(L, y_idx, weights, max_iter, n_samples):
     problem = SoftmaxMoments(L, y_idx, weights)
     g0, ginf = problem.limits()
     if not g0 < 0:
@@ -134,11 +188,17 @@ def _newton(L, y_idx, weights, max_iter):
             ConvergenceWarning, stacklevel=user_stacklevel())
         return BETA_MIN, 0
     if not ginf > 0:
+        beta, target, n = _separated_inverse_temperature(problem, n_samples)
         warnings.warn(
-            "every fitting sample's label has the largest score, so the NLL decreases without "
-            f"bound as the temperature goes to 0; the inverse temperature is set to its upper "
-            f"bound {BETA_MAX:g}.", ConvergenceWarning, stacklevel=user_stacklevel())
-        return BETA_MAX, 0
+            "the scores separate the fitting data: every sample's label has the largest score, "
+            "so the NLL has no minimiser (it keeps falling as the temperature goes to 0, which "
+            "would make every prediction certain). The temperature is instead set so that the "
+            "mean confidence on the fitting data is Laplace's estimate of the accuracy, "
+            f"(n + 1) / (n + 2) = {target:.4g} for n = {n:.4g} samples: T = {1.0 / beta:.4g}. "
+            "Fit the temperature on more held-out data (a model rarely separates a large "
+            "calibration set), e.g. cross-fitted with RecalibratedClassifier.",
+            ConvergenceWarning, stacklevel=user_stacklevel())
+        return beta, 0
     a, b = 0.0, np.inf
     beta = _warm_start(L, y_idx, weights, max_iter)
     for it in range(1, max_iter + 1):

@@ -1,0 +1,66 @@
+"""Input and parameter checks shared by the recalibrators and meta-estimators.
+
+Every public method (``fit``, ``transform``, ``predict*``, ``score``) of the recalibration
+estimators passes its ``X`` through :func:`check_X_container` first, so that ``None``, scalars,
+strings, dicts, sets and ragged lists get the same message, naming ``X``, whichever method
+receives them.
+"""
+
+from numbers import Number
+
+import numpy as np
+
+from .._validation import check_scores
+
+
+def _is_ragged(X):
+    """A list or tuple whose rows have different lengths (numpy cannot make it rectangular)."""
+    if not isinstance(X, (list, tuple)):
+        return False
+    try:
+        np.shape(X)
+    except ValueError:
+        return True
+    return False
+
+
+def check_X_container(X, name="X", *, ragged=True):
+    """Reject what can never be a sample matrix, with a message naming ``name``.
+
+    ``None`` and ragged lists (unless ``ragged=False``) raise a ``ValueError``; scalars,
+    strings, bytes, dicts and sets a ``TypeError``. Anything else is returned unchanged for the
+    caller's own checks (the meta-estimators leave the rest to their estimator, which may accept
+    lists of strings, say).
+    """
+    if X is None:
+        raise ValueError(f"{name} must be an array-like of shape (n_samples, ...); got None.")
+    if isinstance(X, (str, bytes, dict, set, frozenset, Number, np.generic)) or (
+            isinstance(X, np.ndarray) and X.ndim == 0):
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, ...); got "
+                        f"{type(X).__name__} {X!r:.60}.")
+    if ragged and _is_ragged(X):
+        raise ValueError(f"{name} must be a rectangular array-like of shape (n_samples, ...); "
+                         "got a ragged sequence (rows of different lengths).")
+    return X
+
+
+def check_score_matrix(X, name="X", *, n_columns=None):
+    """:func:`check_X_container`, then finite float64 scores (see ``check_scores``).
+
+    Messages keep their first line only: some of scikit-learn's append the whole array.
+    """
+    check_X_container(X, name)
+    try:
+        return check_scores(X, name, n_columns=n_columns)
+    except (TypeError, ValueError) as exc:
+        msg = str(exc).strip().split("\n")[0]
+        if msg == str(exc).strip():
+            raise
+        raise type(exc)(msg if name in msg else f"{name}: {msg}") from None
+
+
+def check_y_given(y, name="y"):
+    """The message of ``check_class_labels`` for a missing target, for every estimator."""
+    if y is None:
+        raise ValueError(f"this estimator requires y to be passed, but the target {name} is None.")
+    return y
