@@ -5,12 +5,14 @@ distribution of sample ``i`` -- and is immutable (its arrays are read-only copie
 
 * validates its parameters (a ``ValueError`` naming the parameter for non-finite values, negative or
   zero scales, covariances that are not symmetric positive semi-definite, mixture weights that are
-  negative or do not sum to one),
-* draws samples (``sample(random_state=...)``),
+  negative or do not sum to one; a ``TypeError`` for strings, complex numbers or booleans, which
+  numpy would otherwise convert silently),
+* draws samples (``sample(random_state=..., size=...)``; ``size`` and the ``tempered`` factor are
+  validated before anything is drawn or built),
 * knows its 2-Wasserstein distance to another member of its family
   (:func:`wasserstein_distance`, :func:`pairwise_wasserstein`),
 * and, for the kernel calibration errors, the closed-form kernel expectations
-  ``E k(Z, y)`` and ``E k(Z, Z')`` (:mod:`skcalib.metrics._distribution` uses them; see
+  ``E k(Z, y)`` and ``E k(Z, Z')`` (computed in :mod:`skcalib._expectations`; see
   :meth:`Normal.expected_kernel`).
 
 Families
@@ -36,18 +38,29 @@ Families
   (spherical, diagonal, or full ones that share eigenvectors) this is
   ``|m - m'|^2 + ||S^{1/2} - S'^{1/2}||_F^2``, a Euclidean distance between embeddings.
 * Mixture: the mixture Wasserstein distance ``MW2`` of Widmann et al. (2021, Eq. D.2) with the
-  components' W2 as ground cost, by exact optimal transport.
+  components' W2 as ground cost, by exact optimal transport (closed forms for two components,
+  a vectorised transportation simplex otherwise; see :class:`Mixture`).
 * Categorical: with the discrete metric ``1{y != y'}`` on classes, ``W2 = sqrt(TV(p, p'))``.
 """
 
 import itertools
 import math
+from numbers import Real
 
 import numpy as np
-from scipy import optimize
-from scipy.special import log_ndtr
+from scipy import optimize, sparse
 
-from ._validation import check_rng, row_sum_tolerance
+from ._expectations import (  # noqa: F401  (closed forms re-exported for their users)
+    _gauss_abs_mgf,
+    check_targets,
+    laplace_e1,
+    laplace_e2,
+    normal_gauss_log_e1,
+    normal_laplace_e1,
+    paired_ops,
+    target_ops,
+)
+from ._validation import _check_no_missing, check_rng, check_scalar_param, row_sum_tolerance
 
 __all__ = [
     "Normal",
@@ -63,7 +76,18 @@ __all__ = [
 
 
 def is_distribution(obj):
-    """True for skcalib distribution objects."""
+    """Whether ``obj`` is a skcalib distribution.
+
+    Parameters
+    ----------
+    obj : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for the objects of :mod:`skcalib.distributions` (``Normal``, ``Mixture``, ...).
+    """
     return isinstance(obj, Distribution)
 
 
@@ -78,10 +102,29 @@ def _read_only(a):
 
 
 def _float_array(x, name, ndim=None):
+    """A float64 copy of ``x``, refusing what numpy would silently convert: strings (``"1"``),
+    complex numbers (the imaginary part would be dropped), booleans, and objects that are not
+    real numbers."""
     try:
-        a = np.asarray(x, dtype=np.float64)
+        raw = np.asarray(x)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of real numbers; got {type(x).__name__}.") from None
+        raise ValueError(f"{name} must be a rectangular array of real numbers; got a ragged or "
+                         f"invalid {type(x).__name__}.") from None
+    kind = raw.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{name} must be real; got complex values.")
+    if kind == "b":
+        raise TypeError(f"{name} must contain numbers, not booleans.")
+    if kind == "O":
+        bad = [v for v in raw.ravel() if isinstance(v, (bool, np.bool_)) or not isinstance(v, Real)]
+        if bad:
+            bad = bad[0]
+            raise TypeError(f"{name} must contain real numbers; got {bad!r} of type "
+                            f"{type(bad).__name__}.")
+    elif kind not in "iuf":
+        raise TypeError(f"{name} must contain real numbers; got an array of dtype {raw.dtype} "
+                        "(strings are not converted).")
+    a = np.array(raw, dtype=np.float64)
     if ndim is not None and a.ndim not in ndim:
         raise ValueError(
             f"{name} must have {' or '.join(str(d) for d in ndim)} dimensions; got shape {a.shape}."
@@ -99,10 +142,43 @@ def _check_scale(scale, name, strict):
 
 
 def _check_temperature(temperature):
-    T = float(temperature)
-    if not (np.isfinite(T) and T > 0):
-        raise ValueError(f"temperature must be a positive finite number; got {temperature!r}.")
-    return T
+    """A positive finite real number (not a bool or a string; a 0-d numeric array is accepted)."""
+    if isinstance(temperature, np.ndarray) and temperature.ndim == 0 and (
+            temperature.dtype.kind in "iuf"):
+        temperature = temperature.item()
+    check_scalar_param(temperature, "temperature", kind="real", min_val=0.0, include_min=False)
+    return float(temperature)
+
+
+def _check_classes(classes, n_classes):
+    """Class labels of a Categorical: one per column, unique, no missing values (None, NaN), and
+    of one comparable type (numpy would turn ``["a", 1]`` into the strings ``"a", "1"``)."""
+    if isinstance(classes, (str, bytes)):
+        raise TypeError(f"classes must be an array-like of labels; got a {type(classes).__name__}.")
+    try:
+        arr = np.asarray(classes)
+    except (TypeError, ValueError):
+        raise ValueError("classes must be a one-dimensional array-like of labels.") from None
+    if arr.shape != (n_classes,):
+        raise ValueError(f"classes must have one label per column ({n_classes}); got "
+                         f"shape {arr.shape}.")
+    if arr.dtype.kind in "US" and not isinstance(classes, np.ndarray):
+        if not all(isinstance(v, (str, bytes, np.str_, np.bytes_)) for v in classes):
+            raise ValueError("classes mixes strings with other types (e.g. numbers); use one "
+                             "type of label.")
+    if arr.dtype.kind == "c":
+        raise TypeError("classes must not be complex numbers.")
+    _check_no_missing(arr, "classes")
+    try:
+        unique = np.unique(arr)
+    except TypeError:
+        raise ValueError("classes must be labels of one comparable type (e.g. all strings or all "
+                         "numbers).") from None
+    if unique.size != arr.size:
+        raise ValueError("classes must be unique.")
+    arr = arr.copy()
+    arr.setflags(write=False)
+    return arr
 
 
 def _require_positive(scale, name):
@@ -140,6 +216,9 @@ class Distribution:
 
     def __getitem__(self, idx):
         """Rows ``idx`` (slice, integer array or boolean mask) as a distribution of the same family."""
+        if isinstance(idx, (bool, np.bool_)):
+            raise TypeError("a distribution is indexed by an integer, a slice, an integer array or "
+                            "a boolean mask; got a single bool.")
         if isinstance(idx, (int, np.integer)):
             idx = [idx]
         rows = np.arange(self.n_samples)[idx]
@@ -159,22 +238,35 @@ class Distribution:
         Parameters
         ----------
         random_state : None, int, Generator or RandomState, default=None
+            Seed or generator of the draws.
         size : int, default=None
-            Number of draws per row. None draws one.
+            Number of draws per row (a positive integer). None draws one.
 
         Returns
         -------
         ndarray
             Of shape ``(n_samples,) + target_shape``, or ``(size, n_samples) + target_shape``.
         """
+        if size is not None:
+            check_scalar_param(size, "size", kind="int", min_val=1)
         rng = check_rng(random_state)
         m = 1 if size is None else int(size)
         Z = self._draw(rng, m)
         return Z[0] if size is None else Z
 
     def wasserstein(self, other):
-        """2-Wasserstein distance between matching rows of ``self`` and ``other`` (see
-        :func:`wasserstein_distance`)."""
+        """2-Wasserstein distance between matching rows of ``self`` and ``other``.
+
+        Parameters
+        ----------
+        other : Distribution
+            Same family and dimension; ``self`` or ``other`` may have a single row (broadcast).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            See :func:`wasserstein_distance`.
+        """
         return wasserstein_distance(self, other)
 
     def expected_kernel(self, kernel, y, *, n_mc_samples=1000, random_state=None):
@@ -202,8 +294,6 @@ class Distribution:
         >>> Normal([0.0], [1.0]).expected_kernel(GaussianKernel(1.0), [0.0])  # 1/sqrt(2)
         array([0.70710678])
         """
-        from .metrics._distribution import check_targets, target_ops
-
         ops = target_ops(self, check_targets(y, self, "y"), kernel, n_mc_samples=n_mc_samples,
                          random_state=random_state, rotate=False)
         everything = slice(None)
@@ -235,10 +325,8 @@ class Distribution:
         >>> Normal([0.0], [1.0]).expected_kernel_pair(GaussianKernel(1.0))  # 1/sqrt(3)
         array([0.57735027])
         """
-        from .metrics._distribution import paired_ops, target_ops
-
         other = self if other is None else other
-        _same_family(self, other)
+        _same_family(self, other, "other")
         if other.n_samples != self.n_samples:
             raise ValueError(f"other has {other.n_samples} rows; expected {self.n_samples}.")
         rng = check_rng(random_state)
@@ -256,6 +344,12 @@ class Distribution:
         return np.asarray(ops.e2(ops.P(everything, "flat"), ops2.P(everything, "flat")), float)
 
     # -- hooks used by the kernel machinery ---------------------------------------------------
+    def _check_comparable(self, other, name="other"):
+        """Raise unless the W2 distance between rows of ``self`` and ``other`` is defined (one
+        family and dimension; the same classes for categorical distributions). The kernels call
+        this hook instead of importing this module."""
+        _same_family(self, other, name)
+
     def _embedding(self):
         """Rows of a Euclidean embedding with ``W2 = ||phi(p) - phi(p')||``, or None."""
         return None
@@ -267,16 +361,27 @@ class Distribution:
         return np.einsum("...k,...k->...", d, d)
 
 
-def _same_family(p, q):
+def _check_is_distribution(p, name):
+    if not is_distribution(p):
+        raise TypeError(f"{name} must be a skcalib distribution; got {type(p).__name__}.")
+
+
+def _same_family(p, q, name="q"):
     if type(p) is not type(q):
         raise TypeError(
-            f"Wasserstein distances are defined here between members of one family; got "
-            f"{type(p).__name__} and {type(q).__name__}."
+            f"Wasserstein distances are defined here between members of one family; {name} is "
+            f"a {type(q).__name__}, expected a {type(p).__name__}."
         )
     if p.dim != q.dim:
-        raise ValueError(f"distributions of different dimensions: {p.dim} and {q.dim}.")
+        raise ValueError(f"{name} has dimension {q.dim}; expected {p.dim} (distributions of "
+                         "different dimensions).")
     if isinstance(p, Mixture) and type(p.components[0]) is not type(q.components[0]):
-        raise TypeError("mixtures of different component families.")
+        raise TypeError(f"{name} is a mixture of a different component family "
+                        f"({type(q.components[0]).__name__}, expected "
+                        f"{type(p.components[0]).__name__}).")
+    if isinstance(p, Categorical) and not (p.classes.shape == q.classes.shape
+                                           and np.array_equal(p.classes, q.classes)):
+        raise ValueError(f"{name} is a categorical distribution over different classes.")
 
 
 def wasserstein_distance(p, q):
@@ -297,6 +402,8 @@ def wasserstein_distance(p, q):
     >>> wasserstein_distance(Normal([0.0, 1.0], [1.0, 1.0]), Normal([3.0, 1.0], [5.0, 1.0]))
     array([5., 0.])
     """
+    _check_is_distribution(p, "p")
+    _check_is_distribution(q, "q")
     _same_family(p, q)
     n = max(p.n_samples, q.n_samples)
     if p.n_samples not in (1, n) or q.n_samples not in (1, n):
@@ -309,6 +416,13 @@ def wasserstein_distance(p, q):
 def pairwise_wasserstein(p, q=None):
     """Matrix of 2-Wasserstein distances between the rows of ``p`` and of ``q`` (default ``p``).
 
+    Parameters
+    ----------
+    p : Distribution
+        Predictive distributions.
+    q : Distribution, default=None
+        Same family and dimension as ``p``; defaults to ``p``.
+
     Returns
     -------
     ndarray of shape (len(p), len(q))
@@ -320,7 +434,9 @@ def pairwise_wasserstein(p, q=None):
     array([[0., 3.],
            [3., 0.]])
     """
+    _check_is_distribution(p, "p")
     q = p if q is None else q
+    _check_is_distribution(q, "q")
     _same_family(p, q)
     i, j = np.meshgrid(np.arange(p.n_samples), np.arange(q.n_samples), indexing="ij")
     return np.sqrt(np.maximum(p._w2_squared(i, q, j), 0.0))
@@ -350,6 +466,13 @@ class _LocationScale(Distribution):
     def mean(self):
         return self.loc
 
+    def _check_y(self, y):
+        """Finite real targets of shape ``(n_samples,)`` (or a scalar, broadcast)."""
+        y = _float_array(y, "y", ndim=(0, 1))
+        if y.ndim == 1 and y.shape != (self.n_samples,):
+            raise ValueError(f"y must have shape ({self.n_samples},); got {y.shape}.")
+        return y
+
 
 class Normal(_LocationScale):
     """Batch of univariate normal distributions ``N(loc, scale**2)``.
@@ -369,6 +492,7 @@ class Normal(_LocationScale):
     (2, array([1., 4.]))
     """
 
+    _family = "normal"  # dispatch key of skcalib._expectations (no import cycle)
     _positive_scale = False
 
     @property
@@ -391,8 +515,18 @@ class Normal(_LocationScale):
         return (self.loc[i] - other.loc[j]) ** 2 + (self.scale[i] - other.scale[j]) ** 2
 
     def log_pdf(self, y):
-        """Log-density of ``y[i]`` under row ``i``."""
-        y = np.asarray(y, dtype=np.float64)
+        """Log-density of ``y[i]`` under row ``i``.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        y = self._check_y(y)
         out = np.where(y == self.loc, np.inf, -np.inf)  # point predictions (scale 0)
         pos = self.scale > 0
         s = np.where(pos, self.scale, 1.0)
@@ -403,6 +537,16 @@ class Normal(_LocationScale):
         """Temperature scaling (Widmann et al. 2021, Definition F.1): ``N(loc, T * scale**2)``.
 
         The density becomes proportional to ``p**(1/T)``; the mean is unchanged.
+
+        Parameters
+        ----------
+        temperature : float
+            Positive finite temperature ``T`` (``T > 1`` widens, ``T < 1`` sharpens).
+
+        Returns
+        -------
+        Normal
+            A new batch; ``self`` is unchanged.
         """
         T = _check_temperature(temperature)
         return Normal(self.loc, self.scale * np.sqrt(T))
@@ -419,6 +563,7 @@ class Laplace(_LocationScale):
     Parameters
     ----------
     loc : array-like of shape (n_samples,)
+        Locations (the means and medians).
     scale : float or array-like of shape (n_samples,)
         Positive scales (the variance is ``2 * scale**2``).
 
@@ -429,6 +574,7 @@ class Laplace(_LocationScale):
     array([8.])
     """
 
+    _family = "laplace"  # dispatch key of skcalib._expectations (no import cycle)
     _positive_scale = True
 
     @property
@@ -451,12 +597,33 @@ class Laplace(_LocationScale):
         return (self.loc[i] - other.loc[j]) ** 2 + 2.0 * (self.scale[i] - other.scale[j]) ** 2
 
     def log_pdf(self, y):
-        """Log-density of ``y[i]`` under row ``i``."""
-        y = np.asarray(y, dtype=np.float64)
+        """Log-density of ``y[i]`` under row ``i``.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        y = self._check_y(y)
         return -np.abs(y - self.loc) / self.scale - np.log(2.0 * self.scale)
 
     def tempered(self, temperature):
-        """Temperature scaling (Definition F.1): ``Laplace(loc, T * scale)``; the mean is unchanged."""
+        """Temperature scaling (Definition F.1): ``Laplace(loc, T * scale)``; the mean is unchanged.
+
+        Parameters
+        ----------
+        temperature : float
+            Positive finite temperature ``T`` (``T > 1`` widens, ``T < 1`` sharpens).
+
+        Returns
+        -------
+        Laplace
+            A new batch; ``self`` is unchanged.
+        """
         T = _check_temperature(temperature)
         return Laplace(self.loc, self.scale * T)
 
@@ -505,6 +672,7 @@ class MultivariateNormal(Distribution):
     Parameters
     ----------
     mean : array-like of shape (n_samples, d)
+        Means (finite).
     cov : array-like of shape (n_samples, d, d), (n_samples, d) or (n_samples,)
         Full covariances (symmetric positive semi-definite), diagonal variances, or one spherical
         variance per row (``cov * I``). A scalar is one spherical variance for every row. The
@@ -518,6 +686,8 @@ class MultivariateNormal(Distribution):
     >>> p.covariance_type, p.dim
     ('diag', 2)
     """
+
+    _family = "multivariate_normal"  # dispatch key of skcalib._expectations (no import cycle)
 
     def __init__(self, mean, cov):
         mean = _float_array(mean, "mean", ndim=(2,))
@@ -562,7 +732,13 @@ class MultivariateNormal(Distribution):
         return np.einsum("nii->ni", self.cov).copy()
 
     def full_covariance(self):
-        """Covariances as ``(n_samples, d, d)`` matrices."""
+        """Covariances as full matrices, whatever ``covariance_type``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, d, d)
+            A new array.
+        """
         if self.covariance_type == "full":
             return self.cov.copy()
         return np.einsum("ni,ij->nij", self.variance, np.eye(self.dim))
@@ -582,7 +758,13 @@ class MultivariateNormal(Distribution):
         return self.mean + np.einsum("nij,mnj->mni", self._root, E)
 
     def commuting(self):
-        """True if all covariances commute (spherical, diagonal, or sharing eigenvectors)."""
+        """Whether all covariances commute (spherical, diagonal, or sharing eigenvectors).
+
+        Returns
+        -------
+        bool
+            True if the W2 distance is a Euclidean distance of embeddings (no Bures formula).
+        """
         return self.covariance_type != "full" or self._basis is not None
 
     def _embedding(self):
@@ -623,7 +805,7 @@ class MultivariateNormal(Distribution):
 
     def _mahalanobis_and_logdet(self, y):
         """``(y - m)^T S^{-1} (y - m)`` and ``log det S`` per row (covariances must be definite)."""
-        y = np.asarray(y, dtype=np.float64)
+        y = _float_array(y, "y", ndim=(2,))
         if y.shape != self.mean.shape:
             raise ValueError(f"y must have shape {self.mean.shape}; got {y.shape}.")
         r = y - self.mean
@@ -641,12 +823,33 @@ class MultivariateNormal(Distribution):
         return np.einsum("ni,ni->n", z, z), logdet
 
     def log_pdf(self, y):
-        """Log-density of ``y[i]`` (shape ``(n_samples, d)``) under row ``i``."""
+        """Log-density of ``y[i]`` under row ``i`` (covariances must be positive definite).
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples, d)
+            Finite targets, one vector per row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         maha, logdet = self._mahalanobis_and_logdet(y)
         return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))
 
     def tempered(self, temperature):
-        """Temperature scaling (Definition F.1): ``N(mean, T * cov)``; the mean is unchanged."""
+        """Temperature scaling (Definition F.1): ``N(mean, T * cov)``; the mean is unchanged.
+
+        Parameters
+        ----------
+        temperature : float
+            Positive finite temperature ``T`` (``T > 1`` widens, ``T < 1`` sharpens).
+
+        Returns
+        -------
+        MultivariateNormal
+            A new batch; ``self`` is unchanged.
+        """
         T = _check_temperature(temperature)
         return MultivariateNormal(self.mean, self.cov * T)
 
@@ -662,8 +865,11 @@ class Categorical(Distribution):
     probs : array-like of shape (n_samples, n_classes)
         Rows in ``[0, 1]`` summing to one (within ``sqrt(eps)`` of the input dtype).
     classes : array-like of shape (n_classes,), default=None
-        Label of each column (default ``0, ..., n_classes - 1``).
+        Label of each column (default ``0, ..., n_classes - 1``): unique, of one type, no
+        missing values.
 
+    Notes
+    -----
     Every classification metric accepts a ``Categorical`` in place of the probability matrix
     (its ``classes`` become the default ``labels``).
 
@@ -675,6 +881,7 @@ class Categorical(Distribution):
     (2,)
     """
 
+    _family = "categorical"  # dispatch key of skcalib._expectations (no import cycle)
     dim = None
 
     def __init__(self, probs, classes=None):
@@ -688,16 +895,8 @@ class Categorical(Distribution):
             raise ValueError("the rows of probs must sum to 1.")
         if classes is None:
             classes = np.arange(P.shape[1])
-        classes = np.asarray(classes)
-        if classes.shape != (P.shape[1],):
-            raise ValueError(f"classes must have one label per column ({P.shape[1]}); got "
-                             f"shape {classes.shape}.")
-        if np.unique(classes).size != classes.size:
-            raise ValueError("classes must be unique.")
         self.probs = _read_only(P)
-        classes = classes.copy()
-        classes.setflags(write=False)
-        self.classes = classes
+        self.classes = _check_classes(classes, P.shape[1])
         self.n_samples = P.shape[0]
         self._freeze()
 
@@ -714,6 +913,16 @@ class Categorical(Distribution):
         """Temperature scaling (Guo et al. 2017): probabilities ``proportional to probs**(1/T)``.
 
         Zero probabilities stay zero; the arg-max is unchanged.
+
+        Parameters
+        ----------
+        temperature : float
+            Positive finite temperature ``T`` (``T > 1`` widens, ``T < 1`` sharpens).
+
+        Returns
+        -------
+        Categorical
+            A new batch; ``self`` is unchanged.
         """
         T = _check_temperature(temperature)
         with np.errstate(divide="ignore"):
@@ -743,8 +952,11 @@ class Mixture(Distribution):
     -----
     The kernel expectations are sums over **all** pairs of components (the reference Julia code
     omits some; see the specification). The mixture Wasserstein distance ``MW2`` is computed by
-    exact optimal transport between the component weights (an assignment problem when the weights
-    are equal and the numbers of components agree). ``exp(-MW2**nu)`` is not known to be positive
+    exact optimal transport between the component weights, vectorised over all pairs of rows: a
+    permutation search when the weights are equal and the numbers of components agree, a closed
+    form when either side has two components, and a batched transportation simplex (certified
+    optimal by its reduced costs) otherwise; 1,000 rows of three-component mixtures take seconds
+    in an SKCE. ``exp(-MW2**nu)`` is not known to be positive
     definite for ``nu > 1`` (Widmann et al.'s Theorem D.1 does not hold in general), so
     :class:`~skcalib.kernels.WassersteinKernel` warns for such exponents.
 
@@ -755,6 +967,8 @@ class Mixture(Distribution):
     >>> ens.mean
     array([1., 1.])
     """
+
+    _family = "mixture"  # dispatch key of skcalib._expectations (no import cycle)
 
     def __init__(self, weights, components):
         if isinstance(components, Distribution) or not isinstance(components, (list, tuple)):
@@ -827,7 +1041,17 @@ class Mixture(Distribution):
         return np.maximum(second - m ** 2, 0.0)
 
     def log_pdf(self, y):
-        """Log-density of ``y[i]`` under row ``i``: ``log sum_k w_ik p_k(y_i)``."""
+        """Log-density of ``y[i]`` under row ``i``: ``log sum_k w_ik p_k(y_i)``.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,), or (n_samples, d)
+            Finite targets: one per row (vectors for multivariate components).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         with np.errstate(divide="ignore"):
             terms = np.stack([np.log(self.weights[:, k]) + c.log_pdf(y)
                               for k, c in enumerate(self.components)], axis=1)
@@ -840,6 +1064,16 @@ class Mixture(Distribution):
 
         This is Definition F.1 applied to each component: the mixture's mean is unchanged, but
         the result is not ``p**(1/T)`` of the whole mixture (which is no longer a mixture).
+
+        Parameters
+        ----------
+        temperature : float
+            Positive finite temperature ``T`` (``T > 1`` widens, ``T < 1`` sharpens).
+
+        Returns
+        -------
+        Mixture
+            A new batch; ``self`` is unchanged.
         """
         T = _check_temperature(temperature)
         return Mixture(self.weights, [c.tempered(T) for c in self.components])
@@ -862,6 +1096,7 @@ def concatenate(distributions):
     Parameters
     ----------
     distributions : sequence of Distribution
+        Batches of one family (same components, dimension or classes).
 
     Returns
     -------
@@ -898,14 +1133,28 @@ def concatenate(distributions):
 
 
 _MAX_PERMUTATION_COMPONENTS = 6
+_TRANSPORT_CHUNK = 16384
 
 
 def _transport_cost(a, b, cost):
-    """Exact optimal-transport cost ``min_w sum w_kl cost_kl`` for batches of weight vectors."""
+    """Exact optimal-transport cost ``min_w sum w_kl cost_kl`` for batches of weight vectors.
+
+    ``a`` (n, M) and ``b`` (n, Mq) are the marginals (rows summing to one), ``cost`` (n, M, Mq).
+    Every path is exact (no iterative approximation): one component on either side is a product
+    coupling; uniform weights with equal counts are an assignment problem (Birkhoff), solved by
+    enumerating permutations; two components on one side are a fractional knapsack (closed form
+    after sorting); otherwise a batched transportation simplex runs to a certified optimum.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
     n, M, Mq = cost.shape
-    out = np.empty(n)
+    if n == 0:
+        return np.zeros(0)
     if M == 1 or Mq == 1:
         return np.einsum("nk,nl,nkl->n", a, b, cost)
+    # Rows may sum to one only within sqrt(eps); transport needs equal masses.
+    a = a / a.sum(axis=1, keepdims=True)
+    b = b / b.sum(axis=1, keepdims=True)
     equal = (M == Mq and np.allclose(a, 1.0 / M, rtol=0, atol=1e-12)
              and np.allclose(b, 1.0 / M, rtol=0, atol=1e-12))
     if equal and M <= _MAX_PERMUTATION_COMPONENTS:
@@ -915,111 +1164,197 @@ def _transport_cost(a, b, cost):
         for perm in itertools.permutations(range(M)):
             np.minimum(best, cost[:, cols, perm].sum(axis=1), out=best)
         return best / M
-    # Marginal constraints (row sums = a, column sums = b), one redundant row dropped.
-    A_eq = np.vstack([np.kron(np.eye(M), np.ones(Mq)), np.kron(np.ones(M), np.eye(Mq))])
-    for r in range(n):
-        if equal:
-            ri, ci = optimize.linear_sum_assignment(cost[r])
-            out[r] = cost[r][ri, ci].sum() / M
-            continue
-        res = optimize.linprog(cost[r].ravel(), A_eq=A_eq[:-1],
-                               b_eq=np.concatenate([a[r], b[r]])[:-1], bounds=(0, None),
-                               method="highs")
-        out[r] = res.fun
+    if M == 2:
+        return _transport_two_rows(a, b, cost)
+    if Mq == 2:
+        return _transport_two_rows(b, a, np.swapaxes(cost, 1, 2))
+    out = np.empty(n)
+    for s in range(0, n, _TRANSPORT_CHUNK):
+        sl = slice(s, s + _TRANSPORT_CHUNK)
+        out[sl] = _transport_simplex(a[sl], b[sl], cost[sl])
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# closed-form kernel expectations (broadcasting formulas)
-#
-# Each function takes parameter arrays that broadcast against each other; the engine calls them
-# with shapes (T, 1) x (1, T) for tiles and (k,) x (k,) for matching pairs.
+def _transport_two_rows(a, b, cost):
+    """Closed form for two sources: a fractional knapsack.
 
-
-def normal_gauss_log_e1(loc, var, y, gamma):
-    """``log E exp(-gamma (Z - y)^2)``, ``Z ~ N(loc, var)``."""
-    a = 1.0 + 2.0 * gamma * var
-    d = loc - y
-    return -0.5 * np.log(a) - gamma * d * d / a
-
-
-def normal_laplace_e1(loc, sd, y, gamma):
-    """``E exp(-gamma |Z - y|)``, ``Z ~ N(loc, sd^2)`` (closed form through log Phi)."""
-    return _gauss_abs_mgf(loc - y, sd, gamma)
-
-
-def _gauss_abs_mgf(delta, s, gamma):
-    """``E exp(-gamma |W|)`` for ``W ~ N(delta, s^2)``, stable for all ``s >= 0``."""
-    delta, s = np.broadcast_arrays(np.asarray(delta, dtype=np.float64),
-                                   np.asarray(s, dtype=np.float64))
-    shape = delta.shape
-    delta, s = delta.ravel(), s.ravel()
-    out = np.exp(-gamma * np.abs(delta))
-    pos = s > 0
-    if np.any(pos):
-        d, sp = delta[pos], s[pos]
-        half = 0.5 * (gamma * sp) ** 2
-        out[pos] = (np.exp(half - gamma * d + log_ndtr(d / sp - gamma * sp))
-                    + np.exp(half + gamma * d + log_ndtr(-d / sp - gamma * sp)))
-    return out.reshape(shape)
-
-
-_DD_TOL = 1e-5
-
-
-def laplace_e1(loc, scale, y, gamma):
-    """``E exp(-gamma |Z - y|)`` for ``Z ~ Laplace(loc, scale)`` (cancellation-free form)."""
-    a = np.asarray(scale, dtype=np.float64) * gamma
-    t = np.abs(np.asarray(loc, dtype=np.float64) - y) * gamma
-    a, t = np.broadcast_arrays(a, t)
-    shape = a.shape
-    a, t = a.ravel(), t.ravel()
-    x = t * (a - 1.0) / a
-    out = np.empty(a.shape)
-    small = np.abs(x) < 1.0
-    # |x| < 1: e^{-t} (1 + t expm1(x)/x) / (a + 1); removable singularity at a = 1 (x = 0).
-    xs = x[small]
-    rel = np.ones_like(xs)
-    nz = xs != 0
-    rel[nz] = np.expm1(xs[nz]) / xs[nz]
-    out[small] = np.exp(-t[small]) * (1.0 + t[small] * rel) / (a[small] + 1.0)
-    big = ~small
-    ab, tb = a[big], t[big]
-    out[big] = (ab * np.exp(-tb / ab) - np.exp(-tb)) / ((ab - 1.0) * (ab + 1.0))
-    return out.reshape(shape)
-
-
-def laplace_e2(loc1, scale1, loc2, scale2, gamma):
-    """``E exp(-gamma |Z - Z'|)`` for independent ``Z ~ Laplace(loc1, scale1)``,
-    ``Z' ~ Laplace(loc2, scale2)``.
-
-    In units ``gamma = 1`` (scales ``p, q``, distance ``z``) the paper's five cases are one
-    formula: ``e2 = (p^2 e1(p) - q^2 e1(q)) / (p^2 - q^2)``, the divided difference of
-    ``F(s) = s e1(sqrt(s))`` at ``s = p^2, q^2``, where ``e1(a)`` is the one-point expectation for
-    scale ``a`` (itself evaluated without cancellation at ``a = 1``). Where the relative gap
-    ``|p^2 - q^2| / max(p^2, q^2)`` is below 1e-5 the divided difference is replaced by a
-    five-point derivative of ``F`` at the midpoint (error ~1e-11 relative); this covers
-    ``beta = beta'``, ``beta gamma = 1`` and their neighbourhoods without special cases.
+    With ``w`` the mass source 0 sends (``0 <= w_l <= b_l``, ``sum_l w_l = a_0``) and source 1
+    the rest, the cost is ``sum_l cost_1l b_l + sum_l w_l (cost_0l - cost_1l)``: source 0 fills
+    the targets in increasing order of ``cost_0l - cost_1l``. For 2 x 2 this is the closed form on
+    the one-dimensional transport polytope (the end point chosen by the sign of
+    ``cost_00 - cost_01 - cost_10 + cost_11``).
     """
-    p, q, loc1, loc2 = np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (scale1, scale2, loc1, loc2)))
-    shape = p.shape
-    p, q = p.ravel() * gamma, q.ravel() * gamma
-    z = np.abs(loc1.ravel() - loc2.ravel()) * gamma
+    d = cost[:, 0, :] - cost[:, 1, :]
+    order = np.argsort(d, axis=1, kind="stable")
+    bs = np.take_along_axis(b, order, axis=1)
+    before = np.cumsum(bs, axis=1) - bs
+    w = np.clip(a[:, :1] - before, 0.0, bs)
+    return (np.einsum("nl,nl->n", cost[:, 1, :], b)
+            + np.einsum("nl,nl->n", w, np.take_along_axis(d, order, axis=1)))
 
-    def F(s, zz):
-        return s * laplace_e1(0.0, np.sqrt(s), zz, 1.0)
 
-    s1, s2 = p * p, q * q
-    out = np.empty(s1.shape)
-    near = np.abs(s1 - s2) < _DD_TOL * np.maximum(s1, s2)
-    far = ~near
-    if np.any(far):
-        a, b, zz = s1[far], s2[far], z[far]
-        out[far] = (F(a, zz) - F(b, zz)) / (a - b)
-    if np.any(near):
-        m, zz = 0.5 * (s1[near] + s2[near]), z[near]
-        h = 1e-3 * m
-        out[near] = (8.0 * (F(m + h, zz) - F(m - h, zz))
-                     - (F(m + 2 * h, zz) - F(m - 2 * h, zz))) / (12.0 * h)
-    return out.reshape(shape)
+def _transport_lp(a, b, cost):
+    """The guard of :func:`_transport_simplex` (pairs not certified optimal after its iteration
+    cap; never reached in the tests but by forcing it): one sparse linear program for the whole
+    batch (block-diagonal marginal constraints, HiGHS), whose blocks are the separate transport
+    problems; each block of the optimal plan is optimal for its pair."""
+    n, M, Mq = cost.shape
+    one = np.vstack([np.kron(np.eye(M), np.ones(Mq)), np.kron(np.ones(M), np.eye(Mq))])[:-1]
+    A_eq = sparse.kron(sparse.identity(n, format="csr"), sparse.csr_matrix(one), format="csr")
+    b_eq = np.concatenate([a, b[:, :-1]], axis=1).ravel()
+    c = cost.reshape(-1)
+    res = optimize.linprog(c, A_eq=A_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    if res.status != 0:  # pragma: no cover - the (normalised) marginals always admit a plan
+        raise RuntimeError(f"optimal transport failed: {res.message}")
+    x = np.maximum(res.x, 0.0).reshape(n, M * Mq)
+    return np.einsum("nk,nk->n", x, cost.reshape(n, M * Mq))
+
+
+_SIMPLEX_DANTZIG_ITERATIONS = 50
+_SIMPLEX_MAX_ITERATIONS = 500
+
+
+def _transport_simplex(a, b, cost):
+    """Batched transportation simplex (the network simplex on the bipartite graph), exact.
+
+    Every pair starts from a least-cost basis (a spanning tree of the bipartite graph
+    rows x columns with ``M + Mq - 1`` cells) and pivots until no reduced cost
+    ``cost_kl - u_k - v_l`` is below ``-1e-12 * max|cost|``; that certifies optimality (by
+    duality the cost is then within that tolerance of the optimum). The entering cell is the most
+    negative reduced cost (Dantzig), switching to Bland's rule (first negative cell, first
+    blocking cell) after a few dozen pivots so that degenerate pivots cannot cycle. Arrays keep
+    the batch on the last axis and each step is vectorised over the pairs not yet optimal.
+    """
+    n, M, Mq = cost.shape
+    K = M * Mq
+    c = np.ascontiguousarray(np.moveaxis(cost.reshape(n, K), 0, -1))  # (K, n)
+    x, basis = _least_cost_basis(a.T, b.T, c.reshape(M, Mq, n))
+    x, basis = x.reshape(K, n), basis.reshape(K, n)
+    tol = 1e-12 * np.abs(c).max(axis=0)
+    out = np.empty(n)
+    act = np.arange(n)
+    for it in range(_SIMPLEX_MAX_ITERATIONS):
+        u, v, parent, depth = _tree_potentials(basis.reshape(M, Mq, -1), c.reshape(M, Mq, -1))
+        r = (c.reshape(M, Mq, -1) - u[:, None, :] - v[None, :, :]).reshape(K, -1)
+        r[basis] = 0.0
+        neg = r < -tol
+        done = ~neg.any(axis=0)
+        if np.any(done):
+            out[act[done]] = np.einsum("kn,kn->n", x[:, done], c[:, done])
+            keep = ~done
+            act, x, basis, c, tol = act[keep], x[:, keep], basis[:, keep], c[:, keep], tol[keep]
+            r, neg, parent, depth = r[:, keep], neg[:, keep], parent[:, keep], depth[:, keep]
+            if act.size == 0:
+                break
+        m = act.size
+        cols = np.arange(m)
+        enter = r.argmin(axis=0) if it < _SIMPLEX_DANTZIG_ITERATIONS else neg.argmax(axis=0)
+        p, q = np.divmod(enter, Mq)
+        S = _cycle_signs(p, q, parent, depth, M, Mq).reshape(K, m)
+        S[enter, cols] = 1.0
+        blocking = np.where(S < 0, x, np.inf)
+        leave = blocking.argmin(axis=0)  # the first blocking cell among ties (Bland)
+        theta = blocking[leave, cols]
+        x += theta * S
+        x[leave, cols] = 0.0
+        basis[enter, cols] = True
+        basis[leave, cols] = False
+    if act.size:  # Bland's rule terminates; a guard against rounding loops (tests force it)
+        out[act] = _transport_lp(a[act], b[act], cost[act])
+    return out
+
+
+def _least_cost_basis(a, b, c):
+    """Initial basic feasible plans by the least-cost rule: ``M + Mq - 1`` steps, each giving the
+    cheapest open cell as much as its row and column allow and closing one line (both on the
+    last step), so that the basic cells form a spanning tree. ``a`` (M, n), ``b`` (Mq, n),
+    ``c`` (M, Mq, n)."""
+    M, Mq, n = c.shape
+    x = np.zeros((M, Mq, n))
+    basis = np.zeros((M, Mq, n), dtype=bool)
+    ra, rb = a.copy(), b.copy()
+    open_r = np.ones((M, n), dtype=bool)
+    open_c = np.ones((Mq, n), dtype=bool)
+    cols = np.arange(n)
+    for step in range(M + Mq - 1):
+        masked = np.where(open_r[:, None, :] & open_c[None, :, :], c, np.inf).reshape(M * Mq, n)
+        i, j = np.divmod(masked.argmin(axis=0), Mq)
+        t = np.minimum(ra[i, cols], rb[j, cols])
+        x[i, j, cols] = t
+        basis[i, j, cols] = True
+        ra[i, cols] -= t
+        rb[j, cols] -= t
+        row_min = ra[i, cols] <= 0.0
+        more_r = open_r.sum(axis=0) > 1
+        more_c = open_c.sum(axis=0) > 1
+        close_r = (row_min & more_r) | ~more_c
+        close_c = ~close_r | ~more_r
+        open_r[i[close_r], cols[close_r]] = False
+        open_c[j[close_c], cols[close_c]] = False
+    return x, basis
+
+
+def _tree_potentials(basis, c):
+    """Dual potentials ``u_k + v_l = cost_kl`` on the basic cells (``u_0 = 0``) and the basis
+    tree rooted at row 0: ``parent`` and ``depth`` of every node (rows ``0..M-1``, then
+    columns ``M..M+Mq-1``). Batch on the last axis."""
+    M, Mq, m = c.shape
+    u = np.zeros((M, m))
+    v = np.zeros((Mq, m))
+    known_u = np.zeros((M, m), dtype=bool)
+    known_u[0] = True
+    known_v = np.zeros((Mq, m), dtype=bool)
+    parent = np.full((M + Mq, m), -1, np.intp)
+    depth = np.zeros((M + Mq, m), np.intp)
+    for _ in range(M + Mq):  # one round per level of the tree at least
+        for l in range(Mq):
+            for k in range(M):
+                new = basis[k, l] & known_u[k] & ~known_v[l]
+                if new.any():
+                    v[l] = np.where(new, c[k, l] - u[k], v[l])
+                    parent[M + l] = np.where(new, k, parent[M + l])
+                    depth[M + l] = np.where(new, depth[k] + 1, depth[M + l])
+                    known_v[l] |= new
+        for k in range(M):
+            for l in range(Mq):
+                new = basis[k, l] & known_v[l] & ~known_u[k]
+                if new.any():
+                    u[k] = np.where(new, c[k, l] - v[l], u[k])
+                    parent[k] = np.where(new, M + l, parent[k])
+                    depth[k] = np.where(new, depth[M + l] + 1, depth[k])
+                    known_u[k] |= new
+        if known_u.all() and known_v.all():
+            return u, v, parent, depth
+    # pragma: no cover - the least-cost rule and the pivots keep the basis a spanning tree
+    raise RuntimeError("internal error: a transport basis is not a spanning tree.")
+
+
+def _cycle_signs(p, q, parent, depth, M, Mq):
+    """Signs (+1/-1) of the basic cells on the cycle that cell ``(p, q)`` closes in the tree.
+
+    The cycle is the entering cell (+) followed by the tree path from column ``q`` back to row
+    ``p``, whose cells alternate -, +, ..., - ; an edge is identified by its child node ``c``,
+    and its sign is - when the distance from the path's end (``p`` or ``q``) to ``c`` is even.
+    Batch on the last axis; returns ``(M, Mq, m)``."""
+    m = p.size
+    S = np.zeros((M, Mq, m))
+    cols = np.arange(m)
+    ends = (p, M + q)
+    nodes = [p.copy(), M + q]
+    for _ in range(M + Mq):
+        same = nodes[0] == nodes[1]
+        if same.all():
+            break
+        d0 = depth[nodes[0], cols]
+        d1 = depth[nodes[1], cols]
+        for side, move in ((0, (d0 >= d1) & ~same), (1, (d1 >= d0) & ~same)):
+            idx = np.flatnonzero(move)
+            child = nodes[side][idx]
+            par = parent[child, idx]
+            dist = depth[ends[side][idx], idx] - depth[child, idx]
+            is_row = child < M
+            k = np.where(is_row, child, par)
+            l = np.where(is_row, par, child) - M
+            S[k, l, idx] = np.where(dist % 2 == 0, -1.0, 1.0)
+            nodes[side][idx] = par
+    return S

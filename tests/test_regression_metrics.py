@@ -459,3 +459,210 @@ def test_predict_distribution_of_a_classifier_is_categorical():
     np.testing.assert_array_equal(pred.classes, clf.classes_)
     np.testing.assert_allclose(pred.probs, clf.predict_proba(X))
     assert skce(y, pred) == skce(y, clf.predict_proba(X), labels=clf.classes_)
+
+
+# --------------------------------------------------------------------------------------------
+# the fused Normal x Gaussian sum against a brute-force formula written out here
+
+
+def _brute_h(mu, s, y, l_w, nu, l_y):
+    """Dense h_ij of the SKCE for Normal predictions, kernel exp(-(W2/l_w)^nu) x Gaussian(l_y),
+    from the closed forms of e1 and e2 (one pair at a time, no library code)."""
+    g = 0.5 / l_y ** 2
+    n = len(mu)
+    H = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            w2 = np.hypot(mu[i] - mu[j], s[i] - s[j])
+            k_p = np.exp(-((w2 / l_w) ** nu))
+            k_y = np.exp(-g * (y[i] - y[j]) ** 2)
+            a_i, a_j = 1 + 2 * g * s[i] ** 2, 1 + 2 * g * s[j] ** 2
+            e1_ij = np.exp(-g * (mu[i] - y[j]) ** 2 / a_i) / np.sqrt(a_i)
+            e1_ji = np.exp(-g * (mu[j] - y[i]) ** 2 / a_j) / np.sqrt(a_j)
+            a = 1 + 2 * g * (s[i] ** 2 + s[j] ** 2)
+            e2 = np.exp(-g * (mu[i] - mu[j]) ** 2 / a) / np.sqrt(a)
+            H[i, j] = k_p * (k_y - e1_ij - e1_ji + e2)
+    return H
+
+
+def _normal_case(case, n=37, seed=5):
+    rng = np.random.default_rng(seed)
+    mu = rng.normal(size=n)
+    s = np.full(n, 0.3) if case == "homoscedastic" else rng.uniform(0.05, 1.2, size=n)
+    y = mu + s * rng.normal(size=n)
+    if case == "wide":
+        # far from the target length scale: the fused sum uses exact differences
+        mu, y = mu * 40.0, y * 40.0 + 3.0
+    return mu, s, y
+
+
+@pytest.mark.parametrize("case", ["heteroscedastic", "homoscedastic", "wide"])
+@pytest.mark.parametrize("nu", [1.0, 2.0, 1.5])
+@pytest.mark.parametrize("cached", [True, False])
+def test_fused_normal_sum_equals_brute_force(case, nu, cached, monkeypatch):
+    import skcalib._expectations as expectations
+
+    monkeypatch.setattr(expectations, "_STRIP_PAIRS", 50)  # several strips per tile
+    if not cached:  # features built per tile, as for large n
+        monkeypatch.setattr(expectations, "_FEATURE_CACHE_SAMPLES", 0)
+    mu, s, y = _normal_case(case)
+    l_w, l_y = 0.7, (3.0 if case == "wide" else 0.8)
+    H = _brute_h(mu, s, y, l_w, nu, l_y)
+    k = tensor(WassersteinKernel(l_w, exponent=nu), GaussianKernel(l_y))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # exponent 1.5 / 2: KernelValidityWarning not at issue
+        term = distribution_term(Normal(mu, s), y, k)
+    engine = term._fused
+    assert engine is not None
+    scale = np.abs(H).sum()
+    a, b = slice(0, 20), slice(20, 37)
+    assert term.block_sum(a, b, False) == pytest.approx(H[a, b].sum(), rel=0, abs=1e-13 * scale)
+    for t in (slice(0, 20), slice(3, 37), slice(36, 37)):
+        upper = np.triu(H[t, t], 1).sum()
+        assert term.block_sum(t, t, True) == pytest.approx(upper, rel=0, abs=1e-13 * scale)
+    assert engine.expand is (case != "wide")
+    assert engine.homoscedastic is (case == "homoscedastic")
+    assert (engine._all is not None) is cached
+    n = len(mu)
+    for T in (1, 8, 64):
+        got = _pairwise.u_statistic(term, chunk_size=T)
+        assert got == pytest.approx((H.sum() - np.trace(H)) / (n * (n - 1)), rel=0,
+                                    abs=1e-13 * scale / n ** 2)
+
+
+def test_fused_normal_sum_keeps_exact_differences_for_duplicates():
+    # Identical predictions: W2 = 0 exactly, so k_P = 1 and h_ij is the bracket alone (the
+    # differences are formed exactly, not through an expansion of squares).
+    mu, s = np.full(6, 1e3 + 0.1), np.full(6, 0.2)
+    y = 1e3 + np.linspace(-0.3, 0.4, 6)
+    H = _brute_h(mu, s, y, 1.0, 1.0, 0.5)
+    term = distribution_term(Normal(mu, s), y, tensor(WassersteinKernel(1.0), GaussianKernel(0.5)))
+    got = term.block_sum(slice(0, 6), slice(0, 6), True)
+    assert got == pytest.approx(np.triu(H, 1).sum(), rel=1e-12)
+
+
+def test_fused_normal_large_n_matches_unfused_tiles():
+    # The fused sum (strips, BLAS products, exp2) against the generic tiles of the same term.
+    rng = np.random.default_rng(11)
+    n = 700
+    mu, s = rng.uniform(0, 1, n), 0.1 + 0.05 * rng.uniform(size=n)
+    y = rng.normal(mu, s)
+    term, _ = _prepare(y, Normal(mu, s))
+    for a, b, diag in ((slice(0, 512), slice(512, 700), False), (slice(0, 512), slice(0, 512), True)):
+        H = term.block(a, b)
+        ref = np.triu(H, 1).sum() if diag else H.sum()
+        assert term.block_sum(a, b, diag) == pytest.approx(ref, rel=0, abs=1e-13 * np.abs(H).sum())
+
+
+@pytest.mark.parametrize("l_w, l_y", [(1e200, 1.0), (1e-160, 1.0), (1.0, 1e-100), (1e170, 1e-100)])
+def test_fused_normal_sum_falls_back_at_extreme_scales(l_w, l_y):
+    # Scaled coordinates outside the float range: the generic tiles (same numbers, no NaN).
+    mu, s, y = _normal_case("heteroscedastic", n=9)
+    term = distribution_term(Normal(mu, s), y, tensor(WassersteinKernel(l_w), GaussianKernel(l_y)))
+    assert term._fused is None
+    H = term.block(slice(0, 9), slice(0, 9))
+    assert np.all(np.isfinite(H))
+    assert term.block_sum(slice(0, 9), slice(0, 9), True) == pytest.approx(
+        np.triu(H, 1).sum(), rel=0, abs=1e-15 * np.abs(H).sum())
+
+
+def _prepare(y, pred, kernel=None):
+    from skcalib.metrics._distribution import prepare_term
+
+    return prepare_term(y, pred, kernel)
+
+
+# --------------------------------------------------------------------------------------------
+# weighted pair terms (sample_weight): w_i w_j h_ij, fused and generic
+
+
+@pytest.mark.parametrize("family", ["normal", "normal_homoscedastic", "normal_laplacian",
+                                    "laplace", "mixture"])
+def test_with_weights_is_the_weight_outer_product(family):
+    rng = np.random.default_rng(8)
+    n = 19
+    pred, y, ky = _families(rng, n)[family]
+    term = distribution_term(pred, y, tensor(WassersteinKernel(0.9), ky))
+    w = rng.uniform(0, 3, n)
+    w[4] = 0.0
+    wt = term.with_weights(w)
+    assert term.weights is None
+    np.testing.assert_array_equal(wt.weights, w)
+    H = _pairwise.dense_matrix(term)
+    HW = H * np.outer(w, w)
+    scale = np.abs(HW).sum()
+    np.testing.assert_allclose(wt.block(slice(0, n), slice(0, n)), HW, rtol=1e-13, atol=1e-15)
+    i, j = np.array([0, 3, 7, 18]), np.array([5, 3, 1, 2])
+    np.testing.assert_allclose(wt.pairs(i, j), HW[i, j], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(wt.diag(slice(2, 9)), np.diag(HW)[2:9], rtol=1e-13, atol=1e-15)
+    a, b = slice(0, 8), slice(8, 19)
+    assert wt.block_sum(a, b, False) == pytest.approx(HW[a, b].sum(), rel=0, abs=1e-13 * scale)
+    assert wt.block_sum(a, a, True) == pytest.approx(np.triu(HW[a, a], 1).sum(), rel=0,
+                                                     abs=1e-13 * scale)
+    # the engine: the weighted U-statistic sum_{i != j} w_i w_j h_ij / sum_{i != j} w_i w_j
+    ref = (HW.sum() - np.trace(HW)) / (w.sum() ** 2 - (w ** 2).sum())
+    for T in (1, 5, 64):
+        got = _pairwise.u_statistic(_pairwise.weighted(term, w), chunk_size=T)
+        assert got == pytest.approx(ref, rel=1e-10, abs=1e-15)
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_with_weights_fused_equals_brute_force(cached, monkeypatch):
+    import skcalib._expectations as expectations
+
+    if not cached:
+        monkeypatch.setattr(expectations, "_FEATURE_CACHE_SAMPLES", 0)
+    mu, s, y = _normal_case("heteroscedastic", n=29)
+    w = np.random.default_rng(2).uniform(0.0, 2.0, size=29)
+    H = _brute_h(mu, s, y, 0.6, 1.0, 1.1) * np.outer(w, w)
+    term = distribution_term(Normal(mu, s), y, tensor(WassersteinKernel(0.6), GaussianKernel(1.1)))
+    wt = _pairwise.weighted(term, w)
+    assert wt._fused is term._fused is not None and wt is not term
+    scale = np.abs(H).sum()
+    assert wt.block_sum(slice(0, 29), slice(0, 29), True) == pytest.approx(
+        np.triu(H, 1).sum(), rel=0, abs=1e-13 * scale)
+    # unit weights give the unweighted sums (up to the order of summation)
+    ones = term.with_weights(np.ones(29))
+    H1 = _brute_h(mu, s, y, 0.6, 1.0, 1.1)
+    for a, b, diag in ((slice(0, 10), slice(10, 29), False), (slice(0, 29), slice(0, 29), True)):
+        assert ones.block_sum(a, b, diag) == pytest.approx(
+            term.block_sum(a, b, diag), rel=0, abs=1e-14 * np.abs(H1).sum())
+
+
+def test_with_weights_checks_the_length():
+    term = distribution_term(Normal([0.0, 1.0], [1.0, 1.0]), np.array([0.0, 1.0]), K1)
+    with pytest.raises(ValueError, match="sample_weight"):
+        term.with_weights(np.ones(3))
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_fused_sum_threads_share_nothing(cached, monkeypatch):
+    # per-thread scratch buffers (and row features): n_jobs=2 gives the results of n_jobs=1
+    import skcalib._expectations as expectations
+
+    if not cached:
+        monkeypatch.setattr(expectations, "_FEATURE_CACHE_SAMPLES", 0)
+    rng = np.random.default_rng(4)
+    n = 1200
+    mu, s = rng.normal(size=n), rng.uniform(0.2, 1, n)
+    y = mu + s * rng.normal(size=n)
+    w = rng.uniform(0.5, 2.0, n)
+    term = distribution_term(Normal(mu, s), y, K1)
+    for t in (term, term.with_weights(w)):
+        a = _pairwise.u_statistic(t, chunk_size=300, n_jobs=1)
+        b = _pairwise.u_statistic(t, chunk_size=300, n_jobs=2)
+        assert a == b
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 40])
+@pytest.mark.parametrize("family", ["normal", "mvn_diag", "mixture"])
+def test_target_scale_is_the_median_over_pairs(n, family):
+    from skcalib.metrics._distribution import target_scale
+
+    pred, _, _ = _families(np.random.default_rng(n), n)[family]
+    m, v = pred._moments()
+    vals = [np.sqrt(np.sum((m[i] - m[j]) ** 2) + v[i] + v[j])
+            for i in range(n) for j in range(i + 1, n)]
+    assert target_scale(pred) == pytest.approx(np.median(vals), rel=1e-14)
