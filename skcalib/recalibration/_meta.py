@@ -28,7 +28,7 @@ from sklearn.utils.validation import _check_method_params, _num_samples, check_i
 from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
                            check_sample_weight, user_stacklevel)
 from ..distributions import Mixture, concatenate
-from ..scorers import _accepts_return_std, predict_distribution
+from .._predictions import _accepts_return_std, predict_distribution
 from ._checks import check_X_container
 from ._classifier import TemperatureScaling, check_input_features
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
