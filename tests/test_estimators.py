@@ -233,3 +233,30 @@ def test_ucme_estimator_equals_function_beyond_median_subsample():
         else:
             expected = ucme(y, P, random_state=rs)
         assert_allclose(est.fit(P, y).error(P, y), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("Est, column", [(CalibrationError, "calibration_error_share"),
+                                         (SKCE, "skce_share"), (MMCE, "mmce_share"),
+                                         (UCME, "ucme_share")])
+def test_set_output_pandas(Est, column):
+    """``set_output(transform="pandas")``: the shares as a one-column DataFrame that keeps the
+    input's index, with the same values as the default array output."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet(np.ones(3), size=40)
+    y = rng.integers(0, 3, size=40)
+    kw = {"random_state": 0} if Est is UCME else {}
+    plain = Est(**kw).fit(P, y)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):  # unfitted: no feature names yet
+        Est(**kw).get_feature_names_out()
+    est = Est(**kw).set_output(transform="pandas").fit(P, y)
+    assert list(est.get_feature_names_out()) == [column]
+    Xdf = pd.DataFrame(P, index=np.arange(40) + 100, columns=["a", "b", "c"])
+    out = est.transform(Xdf, y)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == [column]
+    assert list(out.index) == list(Xdf.index)
+    np.testing.assert_allclose(out.to_numpy(), plain.transform(P, y), rtol=1e-12)
+    assert isinstance(est.fit_transform(P, y), pd.DataFrame)
+    assert isinstance(plain.transform(P, y), np.ndarray)  # the default is unchanged

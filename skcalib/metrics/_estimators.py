@@ -19,6 +19,8 @@ the same private helpers. Parameters are validated at the start of every ``fit``
 ``score`` and ``transform``.
 '''
 
+import re
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -56,6 +58,26 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
 
     def _check_params(self):  # pragma: no cover - overridden
         pass
+
+    def get_feature_names_out(self, input_features=None):
+        """Name of the one column of :meth:`transform`, each sample's share of the error.
+
+        With ``set_output(transform="pandas")`` the shares come as a one-column DataFrame.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Ignored (the output column does not depend on the input columns).
+
+        Returns
+        -------
+        ndarray of shape (1,), dtype object
+            ``["<estimator>_share"]``, e.g. ``["skce_share"]`` or
+            ``["calibration_error_share"]``.
+        """
+        check_is_fitted(self)
+        name = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", type(self).__name__).lower()
+        return np.asarray([f"{name}_share"], dtype=object)
 
     def _check_weights(self, sample_weight, n_samples):
         return check_sample_weight(sample_weight, n_samples, rescale=True)
