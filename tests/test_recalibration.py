@@ -632,8 +632,8 @@ def test_temperature_scaling_bad_input():
         TemperatureScaling(input="proba").fit(L, y)
     with pytest.raises(ValueError, match="sample_weight"):
         TemperatureScaling().fit(L, y, sample_weight=-np.ones(50))
-    with pytest.raises(ValueError, match="sample_weight is not supported"):
-        TemperatureScaling(objective="skce").fit(L, y, sample_weight=np.ones(50))
+    with pytest.raises(ValueError, match="sample_weight"):
+        TemperatureScaling(objective="skce").fit(L, y, sample_weight=np.ones(49))
     ts = TemperatureScaling().fit(L, y)
     with pytest.raises(ValueError, match="probabilities"):
         TemperatureScaling().fit(np.abs(L) / np.abs(L).sum(1, keepdims=True), y).predict_proba(L)
@@ -994,3 +994,35 @@ def test_invalid_input_messages(case):
     with pytest.raises(exc, match=match) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+def test_skce_objective_with_sample_weight():
+    """The SKCE objective is weighted: unit weights change nothing, and zero weights equal
+    dropping the rows (both the weighted NLL start and the weighted U-statistic have that
+    property), for classifiers and for predictive distributions."""
+    from skcalib.distributions import Normal
+
+    L, y = _logits(n=120, C=3, seed=4)
+    keep = np.arange(120) % 4 != 0
+    w = keep.astype(float)
+    # fixed length scales: the median heuristic is resolved on all rows, unweighted
+    from skcalib.kernels import GaussianKernel, WassersteinKernel, tensor
+
+    ts = dict(objective="skce", kernel=GaussianKernel(0.5))
+    plain = TemperatureScaling(**ts).fit(L, y)
+    unit = TemperatureScaling(**ts).fit(L, y, sample_weight=np.ones(120))
+    assert_allclose(unit.temperature_, plain.temperature_, rtol=1e-10)
+    zero = TemperatureScaling(**ts).fit(L, y, sample_weight=w)
+    dropped = TemperatureScaling(**ts).fit(L[keep], y[keep])
+    assert_allclose(zero.temperature_, dropped.temperature_, rtol=1e-6)
+    assert abs(zero.temperature_ - plain.temperature_) > 1e-3  # the weights did matter
+
+    rng = np.random.default_rng(5)
+    mu = rng.normal(size=120)
+    yr = mu + 2.0 * rng.normal(size=120)
+    dist = Normal(mu, np.ones(120))
+    kw = dict(objective="skce", random_state=0,
+              kernel=tensor(WassersteinKernel(1.0), GaussianKernel(1.0)))
+    zero = DistributionTemperatureScaling(**kw).fit(dist, yr, sample_weight=w)
+    dropped = DistributionTemperatureScaling(**kw).fit(dist[keep], yr[keep])
+    assert_allclose(zero.temperature_, dropped.temperature_, rtol=1e-6)

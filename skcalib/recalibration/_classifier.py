@@ -249,7 +249,8 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             True labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the NLL objective (not supported by ``objective="skce"``).
+            Weights of the objective: weighted NLL, or the weighted SKCE estimate (see
+            :func:`~skcalib.skce`) searched around the weighted NLL temperature.
 
         Returns
         -------
@@ -276,12 +277,13 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
                 n_samples = top * float(weights.sum())  # a Python float: inf, not a warning
             beta, self.n_iter_ = nll_inverse_temperature(L, y_idx, weights, n_samples=n_samples)
         else:
-            if w is not None:
-                raise ValueError("sample_weight is not supported with objective='skce' (the SKCE "
-                                 "estimators are unweighted).")
-            beta_nll, _ = nll_inverse_temperature(L, y_idx, np.ones(n))
+            # the weighted SKCE (weighted U- or block statistic) within a window of the weighted
+            # NLL temperature; only weight ratios matter
+            weights = np.ones(n) if w is None else w / w.max()
+            beta_nll, _ = nll_inverse_temperature(L, y_idx, weights)
             T, _ = _fit_skce_temperature(L, y_idx, classes.size, self.kernel,
-                                         self.skce_estimator, self.block_size, 1.0 / beta_nll)
+                                         self.skce_estimator, self.block_size, 1.0 / beta_nll,
+                                         sample_weight=None if w is None else weights)
             beta, self.n_iter_ = 1.0 / T, 0
         self.classes_ = classes
         self.input_ = kind
@@ -405,7 +407,8 @@ def check_input_features(input_features, n_features_in):
     return names
 
 
-def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_nll):
+def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_nll,
+                          sample_weight=None):
     """Temperature minimising the SKCE of ``softmax(L / T)`` within a factor 10 of ``T_nll``.
 
     The kernel is resolved (median heuristic) once, on the probabilities at ``T = 1``.
@@ -418,6 +421,6 @@ def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_
 
     def objective(T):
         return skce(y_idx, softmax(L / T, axis=1), kernel=k, estimator=estimator,
-                    block_size=block_size, labels=labels)
+                    block_size=block_size, labels=labels, sample_weight=sample_weight)
 
     return minimize_log_temperature(objective, window_around(T_nll), what="SKCE")

@@ -174,7 +174,8 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,) or (n_samples, d)
             True targets (class labels for :class:`~skcalib.distributions.Categorical`).
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the NLL objective (not supported by ``objective="skce"``).
+            Weights of the objective: weighted NLL, or the weighted SKCE estimate (see
+            :func:`~skcalib.skce`) searched around the weighted NLL temperature.
 
         Returns
         -------
@@ -186,9 +187,6 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         dist, from_array = as_distribution(X)
         n = dist.n_samples
         w = check_sample_weight(sample_weight, n)
-        if w is not None and self.objective == "skce":
-            raise ValueError("sample_weight is not supported with objective='skce' (the SKCE "
-                             "estimators are unweighted).")
         if isinstance(dist, Categorical):
             T = self._fit_categorical(dist, y, w)
         else:
@@ -199,7 +197,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
             # only weight ratios matter here: rescaled, 1e308 weights do not overflow
             T = _nll_temperature(dist, y, None if w is None else w / w.max())
             if self.objective == "skce":
-                T = self._fit_skce(dist, y, T)
+                T = self._fit_skce(dist, y, T, w)
             self._categorical = None
         self.temperature_ = float(T)
         self.family_ = type(dist).__name__
@@ -231,7 +229,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         self._categorical = ts.fit(dist.probs[:, order], y, sample_weight=w)
         return ts.temperature_
 
-    def _fit_skce(self, dist, y, T_nll):
+    def _fit_skce(self, dist, y, T_nll, w=None):
         from ..metrics._distribution import resolve_regression_kernel
         from ..metrics._kernel import skce
 
@@ -243,7 +241,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         def objective(T):
             return skce(y, dist.tempered(T), kernel=k, estimator=self.skce_estimator,
                         block_size=self.block_size, n_mc_samples=self.n_mc_samples,
-                        random_state=seed)
+                        random_state=seed, sample_weight=w)
 
         return minimize_log_temperature(objective, window_around(T_nll), what="SKCE")[0]
 
