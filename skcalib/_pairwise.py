@@ -296,7 +296,7 @@ def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None, return_w
     T = _chunk_size(chunk_size)
     w = getattr(term, "weights", None)
     if w is None:
-        values = _unweighted_blocks(term, B, nb, T, n_jobs)
+        values = _block_pair_sums(term, B, nb, T, n_jobs) / (B * (B - 1.0))
         if return_weights:
             return values, np.full(nb, B * (B - 1.0))
         return values
@@ -307,31 +307,10 @@ def block_statistics(term, block_size, *, chunk_size=None, n_jobs=None, return_w
     return (values, weights) if return_weights else values
 
 
-def _unweighted_blocks(term, B, nb, T, n_jobs):
-    if B == 2:
-        # The linear estimator: consecutive pairs, as strided slices (no index gathers).
-        return term.pairs(slice(0, 2 * nb, 2), slice(1, 2 * nb, 2))
-    if B < _SMALL_BLOCK:
-        iu, ju = np.triu_indices(B, 1)
-        per_block = iu.size
-        blocks_per_chunk = max(1, (T * T) // (per_block * 8))
-        out = np.empty(nb)
-        for b0 in range(0, nb, blocks_per_chunk):
-            b1 = min(b0 + blocks_per_chunk, nb)
-            offs = (np.arange(b0, b1) * B)[:, None]
-            vals = term.pairs((offs + iu).ravel(), (offs + ju).ravel())
-            out[b0:b1] = vals.reshape(b1 - b0, per_block).mean(axis=1)
-        return out
-    norm = B * (B - 1.0)
-    tasks = [
-        (lambda b=b: pair_sum(term, lo=b * B, hi=(b + 1) * B, chunk_size=T) / norm)
-        for b in range(nb)
-    ]
-    return np.asarray(_run(tasks, n_jobs), dtype=np.float64)
-
-
 def _block_pair_sums(term, B, nb, T, n_jobs):
-    """``sum_{i != j in b} h_ij`` per block (the same three paths as the unweighted values)."""
+    """``sum_{i != j in b} h_ij`` per block: consecutive pairs as strided slices for ``B = 2``
+    (the linear estimator, no index gathers), vectorised lists of index pairs for small blocks,
+    the tiled pair sum for large ones."""
     if B == 2:
         return 2.0 * term.pairs(slice(0, 2 * nb, 2), slice(1, 2 * nb, 2))
     if B < _SMALL_BLOCK:
