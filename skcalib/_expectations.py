@@ -24,6 +24,17 @@ Every other combination uses the Monte-Carlo fallback: ``m`` draws ``Z_i^(s) ~ p
 independent second set for the diagonal) replace the expectations; each ``h_ij`` stays
 conditionally unbiased, so the U- and block estimators stay unbiased.
 
+Any positive finite target length scale works (issue 11). Between ``1e-100`` and ``1e100`` (and for
+data of magnitude up to ``1e50``) the closed forms use the rate ``gamma`` as before; outside, each
+has a *scaled* variant that divides differences by the length scale before squaring and replaces
+``1 + 2 gamma var`` by ``hypot(l, sd)`` (Gaussian kernel; eigenvalues for full covariances, so
+that singular ones work too), or works in the ratios ``delta / sd`` and ``sd / l`` with ``erfcx``
+(Normal x exponential kernel) and in relative scales (Laplace). Limits come out exactly: ``l ->
+infinity`` gives ``k_Y = e1 = e2 = 1``; ``l -> 0`` gives ``k_Y(y, y') = 1{y == y'}`` and
+``e1, e2 -> 0`` for continuous predictions (``1{m == y}`` for a point mass). The fused Normal x
+Gaussian sum is only used where its scaled quantities stay in range (otherwise the generic tiles,
+with the prepared Wasserstein kernel's ``log k``).
+
 Layering: this module sits between :mod:`skcalib.kernels` (which it imports) and
 :mod:`skcalib.distributions` (which imports it for ``expected_kernel``). It never imports
 ``distributions``: it dispatches on the family marker ``_family`` that every distribution class
@@ -36,7 +47,7 @@ import threading
 import weakref
 
 import numpy as np
-from scipy.special import log_ndtr
+from scipy.special import erfcx, log_ndtr, ndtr
 
 from ._validation import check_rng
 from .kernels import ExponentialKernel, GaussianKernel
@@ -64,21 +75,48 @@ def _place(arr, idx, axis):
 # target kernels
 
 
-class _TargetKernel:
-    """``k_Y`` as a broadcasting function of two target arrays (vector targets: last axis)."""
+#: Target length scales outside this range, or predictions and targets of magnitude beyond
+#: ``_SAFE_MAGNITUDE``, use the *scaled* formulas (differences divided by the length scale before
+#: squaring, ``hypot`` instead of ``1 + 2 gamma var``): ``0.5 / l**2`` itself under- or overflows
+#: at ``l = 1e+-170``, and ``gamma * d**2`` can. Inside, the rate form (``gamma``) is kept: its
+#: results and speed are those of the ordinary scales.
+_SAFE_SCALES = (1e-100, 1e100)
+_SAFE_MAGNITUDE = 1e50
 
-    def __init__(self, kernel, vector):
+
+class _TargetKernel:
+    """``k_Y`` as a broadcasting function of two target arrays (vector targets: last axis).
+
+    ``unit`` is the length in which the kernel is ``exp(-factor * ||d / unit||**2)`` (Gaussian,
+    ``factor = 1/2``) or ``exp(-|d / unit|)`` (exponential; ``unit = 2 l`` for the TV metric);
+    ``gamma`` (the rate ``factor / unit**2`` or ``1 / unit``) is None when ``robust`` (extreme
+    length scale or data magnitude ``magnitude``): every closed form then uses its scaled variant.
+    """
+
+    def __init__(self, kernel, vector, magnitude=0.0):
+        ls = float(kernel.length_scale)
         if isinstance(kernel, GaussianKernel):
             self.kind = "gauss"
-            self.gamma = 0.5 / float(kernel.length_scale) ** 2
+            self.unit = ls
         elif isinstance(kernel, ExponentialKernel):
             self.kind = "exp_" + kernel.metric
-            self.gamma = (0.5 if kernel.metric == "tv" else 1.0) / float(kernel.length_scale)
+            self.unit = 2.0 * ls if kernel.metric == "tv" else ls
         else:  # pragma: no cover - checked before
             raise TypeError(f"unsupported target kernel {kernel!r}")
+        self.length_scale = ls
+        self.robust = not (_SAFE_SCALES[0] <= ls <= _SAFE_SCALES[1]
+                           and magnitude <= _SAFE_MAGNITUDE)
+        if self.robust:
+            self.gamma = None
+        elif self.kind == "gauss":
+            self.gamma = 0.5 / ls ** 2
+        else:
+            self.gamma = (0.5 if kernel.metric == "tv" else 1.0) / ls
         self.vector = vector
 
     def __call__(self, Y1, Y2):
+        if self.robust:
+            return self._scaled(Y1, Y2)
         d = Y1 - Y2
         if self.kind == "gauss":
             d *= d
@@ -96,10 +134,53 @@ class _TargetKernel:
             d *= -self.gamma
         return np.exp(d, out=d)
 
+    def _scaled(self, Y1, Y2):
+        """The kernel from differences divided by ``unit`` first (over/underflow only where the
+        kernel is exactly 0 or 1 in floating point)."""
+        with np.errstate(over="ignore", under="ignore"):
+            d = np.subtract(Y1, Y2, dtype=np.float64)
+            d /= self.unit
+            if self.kind == "gauss" or (self.kind != "exp_tv" and self.vector):
+                d *= d
+                if self.vector:
+                    d = d.sum(axis=-1)
+                if self.kind == "gauss":
+                    d *= -0.5
+                else:
+                    d = np.sqrt(d)
+                    d *= -1.0
+            else:
+                d = np.abs(d, out=d)
+                if self.vector:
+                    d = d.sum(axis=-1)
+                d *= -1.0
+            return np.exp(d, out=d)
+
     @property
     def laplacian_1d_gamma(self):
         """Rate ``g`` of ``exp(-g |y - y'|)`` per coordinate (exponential kernels that factorise)."""
         return self.gamma
+
+
+def _magnitude(dist, y):
+    """Largest magnitude among the targets and the predictions' means and standard deviations
+    (chooses between the rate and the scaled formulas, see ``_SAFE_MAGNITUDE``)."""
+    with np.errstate(over="ignore", under="ignore"):
+        mags = [float(np.max(np.abs(y))) if np.size(y) else 0.0]
+        stack = [dist]
+        while stack:
+            d = stack.pop()
+            if _family(d) == "mixture":
+                stack.extend(d.components)
+                continue
+            moments = getattr(d, "_moments", None)
+            if moments is None or _family(d) == "categorical":
+                continue
+            m, v = moments()
+            if np.size(m):
+                mags.append(float(np.max(np.abs(m))))
+                mags.append(math.sqrt(float(np.max(v))))
+    return max(mags)
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,18 +242,25 @@ class _NormalGaussOps(_Ops):
     def __init__(self, dist, y, ky):
         super().__init__(y, ky)
         self.loc = dist.loc
-        self.var = dist.scale ** 2
+        with np.errstate(over="ignore", under="ignore"):   # used by the rate formulas only
+            self.var = dist.scale ** 2
         self.scale = dist.scale
-        self.homoscedastic = bool(np.all(self.var == self.var[0])) if self.var.size else True
+        self.homoscedastic = bool(np.all(self.scale == self.scale[0])) if self.scale.size else True
         self._fused = {}  # (length_scale, exponent) -> _FusedNormalGauss
 
     def P(self, idx, axis):
-        return _place(self.loc, idx, axis), _place(self.var, idx, axis)
+        # Scaled formulas: standard deviations (their squares may leave the float range).
+        return _place(self.loc, idx, axis), _place(self.scale if self.ky.robust else self.var,
+                                                   idx, axis)
 
     def e1(self, P, Y):
+        if self.ky.robust:
+            return np.exp(_gauss_log_e_scaled(P[0] - Y, P[1], self.ky.unit))
         return np.exp(normal_gauss_log_e1(P[0], P[1], Y, self.ky.gamma))
 
     def e2(self, P, Q):
+        if self.ky.robust:
+            return np.exp(_gauss_log_e_scaled(P[0] - Q[0], np.hypot(P[1], Q[1]), self.ky.unit))
         return np.exp(normal_gauss_log_e1(P[0], P[1] + Q[1], Q[0], self.ky.gamma))
 
     def fused(self, length_scale, exponent):
@@ -180,6 +268,8 @@ class _NormalGaussOps(_Ops):
         ``exp(-(W2 / length_scale)**exponent)`` on these same Normal predictions (the hot loop
         of the SKCE estimators, see :class:`_FusedNormalGauss`), or None where its scaled
         quantities would leave the floating-point range (use the generic tiles then)."""
+        if self.ky.robust:
+            return None
         key = (float(length_scale), float(exponent))
         if key not in self._fused:
             engine = _FusedNormalGauss(self, *key)
@@ -258,12 +348,25 @@ class _FusedNormalGauss:
         self.loc, self.scale, self.y = ops.loc, ops.scale, ops.y
         m, s, y = self.loc, self.scale, self.y
         n = m.shape[0]
+        self._all = None
+        if math.log(_LOG2E) / exponent > 600.0:        # tiny exponents: kappa overflows
+            self.in_range = False
+            return
         # Coordinates scaled so that (|d| kappa)^nu = log2(e) (|d| / l)^nu.
         self.kappa = kappa = _LOG2E ** (1.0 / exponent) / length_scale
         self.scale_q = scale_q = kappa * kappa / (g * _LOG2E)
         # Centre targets and means together: differences are unchanged, expansions shrink.
         self.centre = c = 0.5 * (min(m.min(), y.min()) + max(m.max(), y.max())) if n else 0.0
         tg_max = 2.0 * g * float(np.max(s)) ** 2 if n else 0.0
+        spread = max(float(np.max(np.abs(m - c))), float(np.max(np.abs(y - c)))) if n else 0.0
+        # Scaled coordinates and q far inside the float range: squares neither overflow nor, where
+        # they matter (q >= scale_q), underflow. Otherwise (extreme prediction length scales) the
+        # engine is not used: the generic tiles take the prepared kernel's log k instead.
+        big = kappa * max(spread, float(np.max(s)) if n else 0.0)
+        self.in_range = bool(big < 1e150 and 1e-150 < scale_q and scale_q * (1.0 + 2.0 * tg_max)
+                             < 1e150 and math.isfinite(g * spread * spread))
+        if not self.in_range:
+            return
         self.homoscedastic = ops.homoscedastic
         if self.homoscedastic:
             q0 = scale_q * (1.0 + 4.0 * g * float(s[0]) ** 2) if n else 1.0   # 1 + tg_i + tg_j
@@ -273,17 +376,10 @@ class _FusedNormalGauss:
             c4 = math.sqrt(scale_q)
         self.signs = np.array([1.0, -1.0, -1.0, c4])        # k_Y - e1 - e1 + e2
         self.n_diff = 2 if self.homoscedastic else 3
-        spread = max(float(np.max(np.abs(m - c))), float(np.max(np.abs(y - c)))) if n else 0.0
         self.expand = g * spread * spread <= _EXPANSION_LIMIT
-        # Scaled coordinates and q far inside the float range: squares neither overflow nor, where
-        # they matter (q >= scale_q), underflow.
-        big = kappa * max(spread, float(np.max(s)) if n else 0.0)
-        self.in_range = bool(big < 1e150 and 1e-150 < scale_q and scale_q * (1.0 + 2.0 * tg_max)
-                             < 1e150 and math.isfinite(g * spread * spread))
         # Small data: the features of all samples once (36 floats per sample); larger data build
         # them per tile, keeping the memory O(tile).
-        self._all = None
-        if self.in_range and n <= _FEATURE_CACHE_SAMPLES:
+        if n <= _FEATURE_CACHE_SAMPLES:
             self._all = self._features(slice(0, n))
 
     def _features(self, sl):
@@ -441,9 +537,13 @@ class _NormalLaplaceOps(_Ops):
         return _place(self.loc, idx, axis), _place(self.sd, idx, axis)
 
     def e1(self, P, Y):
+        if self.ky.robust:
+            return _gauss_abs_mgf_scaled(P[0] - Y, P[1], self.ky.unit)
         return _gauss_abs_mgf(P[0] - Y, P[1], self.ky.gamma)
 
     def e2(self, P, Q):
+        if self.ky.robust:
+            return _gauss_abs_mgf_scaled(P[0] - Q[0], np.hypot(P[1], Q[1]), self.ky.unit)
         return _gauss_abs_mgf(P[0] - Q[0], np.sqrt(P[1] ** 2 + Q[1] ** 2), self.ky.gamma)
 
 
@@ -458,9 +558,13 @@ class _LaplaceOps(_Ops):
         return _place(self.loc, idx, axis), _place(self.scale, idx, axis)
 
     def e1(self, P, Y):
+        if self.ky.robust:
+            return _laplace_e1_scaled(P[0], P[1], Y, self.ky.unit)
         return laplace_e1(P[0], P[1], Y, self.ky.gamma)
 
     def e2(self, P, Q):
+        if self.ky.robust:
+            return _laplace_e2_scaled(P[0], P[1], Q[0], Q[1], self.ky.unit)
         return laplace_e2(P[0], P[1], Q[0], Q[1], self.ky.gamma)
 
 
@@ -486,6 +590,8 @@ class _DiagNormalOps(_Ops):
         return _place(self.mean, idx, axis), _place(self.var, idx, axis)
 
     def e1(self, P, Y):
+        if self.ky.robust:
+            return self._e_scaled(P[0], P[1], Y, 0.0)
         g = self.ky.gamma
         if self.gauss:
             # log e1 = sum_k [-0.5 log(1 + 2g v_k) - g (m_k - y_k)^2 / (1 + 2g v_k)]: the
@@ -505,18 +611,41 @@ class _DiagNormalOps(_Ops):
             out = term if out is None else out * term
         return out
 
+    def _e_scaled(self, M, V, Y, V2):
+        """``e1`` (``V2 = 0``) or ``e2`` (``Y`` the other means, ``V2`` their variances) by the
+        scaled one-dimensional forms, coordinate by coordinate."""
+        unit = self.ky.unit
+        out = None
+        for k in range(Y.shape[-1]):
+            V2k = V2 if np.ndim(V2) == 0 else V2[..., k]
+            sd = np.sqrt(V[..., k] + V2k)
+            delta = M[..., k] - Y[..., k]
+            if self.gauss:
+                term = _gauss_log_e_scaled(delta, sd, unit)
+                out = term if out is None else out + term
+            else:
+                term = _gauss_abs_mgf_scaled(delta, sd, unit)
+                out = term if out is None else out * term
+        return np.exp(out) if self.gauss else out
+
     def e2(self, P, Q):
+        if self.ky.robust:
+            return self._e_scaled(P[0], P[1], Q[0], Q[1])
         g = self.ky.gamma
         if self.gauss:
             # prod_k (1 + 2g(v_k + v'_k))^(-1/2) exp(-g (m_k - m'_k)^2 / (1 + 2g(v_k + v'_k)));
             # the prefactor as a running product, one logarithm per 32 coordinates.
+            # (Fewer factors per logarithm where one factor may exceed 1e9: small length scales.)
+            a_max = 1.0 + 2.0 * g * (float(np.max(P[1], initial=0.0))
+                                     + float(np.max(Q[1], initial=0.0)))
+            period = 32 if a_max <= 1e9 else max(1, int(300.0 // math.log10(a_max)))
             expo, logpre, prod = 0.0, 0.0, 1.0
             for k in range(P[0].shape[-1]):
                 a = 1.0 + 2.0 * g * (P[1][..., k] + Q[1][..., k])
                 d = P[0][..., k] - Q[0][..., k]
                 expo = expo + d * d / a
                 prod = prod * a
-                if k % 32 == 31:
+                if k % period == period - 1:
                     logpre = logpre + np.log(prod)
                     prod = 1.0
             return np.exp(-g * expo - 0.5 * (logpre + np.log(prod)))
@@ -542,6 +671,8 @@ class _FullNormalGaussOps(_Ops):
         return _place(self.mean, idx, axis), _place(self.cov, idx, axis)
 
     def _log_e(self, delta, cov):
+        if self.ky.robust:
+            return self._log_e_scaled(delta, cov)
         g = self.ky.gamma
         shape = np.broadcast_shapes(delta.shape[:-1], cov.shape[:-2])
         delta = np.broadcast_to(delta, shape + (self.d,)).reshape(-1, self.d)
@@ -551,11 +682,39 @@ class _FullNormalGaussOps(_Ops):
         eye = np.eye(self.d)
         for s in range(0, delta.shape[0], step):
             A = eye + 2.0 * g * cov[s:s + step]
-            L = np.linalg.cholesky(A)
+            try:
+                L = np.linalg.cholesky(A)
+            except np.linalg.LinAlgError:
+                # I + 2g S with a singular S and a small length scale: rounding made it
+                # indefinite; the eigenvalue form treats the null directions exactly.
+                out[s:s + step] = self._log_e_eig(delta[s:s + step], cov[s:s + step],
+                                                  self.ky.unit)
+                continue
             v = np.linalg.solve(L, delta[s:s + step, :, None])[..., 0]
             out[s:s + step] = (-np.log(np.einsum("nii->ni", L)).sum(axis=1)
                                - g * np.einsum("ni,ni->n", v, v))
         return out.reshape(shape)
+
+    def _log_e_scaled(self, delta, cov):
+        """``_log_e`` at any length scale ``l`` and for singular covariances: in the eigenbasis
+        ``S = U diag(mu) U^T`` it is a sum of one-dimensional scaled terms,
+        ``sum_k log(l / h_k) - (u_k^T delta / h_k)^2 / 2`` with ``h_k = hypot(l, sqrt(mu_k))``
+        (:func:`_gauss_log_e_scaled`; eigenvalues below 0 from rounding count as 0)."""
+        l = self.ky.unit
+        shape = np.broadcast_shapes(delta.shape[:-1], cov.shape[:-2])
+        delta = np.broadcast_to(delta, shape + (self.d,)).reshape(-1, self.d)
+        cov = np.broadcast_to(cov, shape + (self.d, self.d)).reshape(-1, self.d, self.d)
+        out = np.empty(delta.shape[0])
+        step = max(1, 2_000_000 // (self.d * self.d))
+        for s in range(0, delta.shape[0], step):
+            out[s:s + step] = self._log_e_eig(delta[s:s + step], cov[s:s + step], l)
+        return out.reshape(shape)
+
+    @staticmethod
+    def _log_e_eig(delta, cov, l):
+        mu, U = np.linalg.eigh(cov)
+        proj = np.einsum("nij,ni->nj", U, delta)             # u_k^T delta
+        return _gauss_log_e_scaled(proj, np.sqrt(np.maximum(mu, 0.0)), l).sum(axis=1)
 
     def e1(self, P, Y):
         return np.exp(self._log_e(P[0] - Y, P[1]))
@@ -652,14 +811,19 @@ def _closed_ops(dist, y, ky, rotate=True):
     return None
 
 
-def target_ops(dist, y, target_kernel, *, n_mc_samples=100, random_state=None, rotate=True):
-    """Target ops of ``dist``/``y`` for the target kernel (closed form, else Monte Carlo)."""
+def target_ops(dist, y, target_kernel, *, n_mc_samples=100, random_state=None, rotate=True,
+               magnitude=None):
+    """Target ops of ``dist``/``y`` for the target kernel (closed form, else Monte Carlo).
+    ``magnitude``: the data magnitude deciding the scaled formulas (default: that of ``dist``
+    and ``y``)."""
     if not isinstance(target_kernel, (GaussianKernel, ExponentialKernel)):
         raise TypeError(f"kernel must be a GaussianKernel or an ExponentialKernel; got {target_kernel!r}.")
     target_kernel._check()
     if isinstance(target_kernel.length_scale, str):
         raise ValueError("the target kernel's length_scale must be a number here.")
-    ky = _TargetKernel(target_kernel, vector=dist.dim is not None)
+    if magnitude is None:
+        magnitude = _magnitude(dist, y)
+    ky = _TargetKernel(target_kernel, vector=dist.dim is not None, magnitude=magnitude)
     ops = _closed_ops(dist, y, ky, rotate=rotate)
     if ops is None:
         ops = _MonteCarloOps(dist, y, ky, n_mc_samples, random_state)
@@ -684,10 +848,11 @@ def paired_ops(p, q, y, target_kernel, *, n_mc_samples=100, random_state=None):
     forms of one common type (full covariances for mixed normal covariance types), else Monte
     Carlo for both (independent draws)."""
     rng = check_rng(random_state)
+    mag = max(_magnitude(p, y), _magnitude(q, y))  # one formula for both
     ops = target_ops(p, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,
-                     rotate=False)
+                     rotate=False, magnitude=mag)
     ops2 = target_ops(q, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,
-                      rotate=False)
+                      rotate=False, magnitude=mag)
     if _signature(ops) == _signature(ops2):
         return ops, ops2
     comp = p.components[0] if _family(p) == "mixture" else p
@@ -730,11 +895,148 @@ def _gauss_abs_mgf(delta, s, gamma):
     delta, s = delta.ravel(), s.ravel()
     out = np.exp(-gamma * np.abs(delta))
     pos = s > 0
+    # gamma s > _MGF_SWITCH: the exponents below are sums of terms of order (gamma s)^2 that
+    # cancel (absolute error ~(gamma s)^2 eps, overflow beyond ~1e8): the ratio form instead.
+    wide = pos & (gamma * s > _MGF_SWITCH)
+    pos &= ~wide
     if np.any(pos):
         d, sp = delta[pos], s[pos]
         half = 0.5 * (gamma * sp) ** 2
         out[pos] = (np.exp(half - gamma * d + log_ndtr(d / sp - gamma * sp))
                     + np.exp(half + gamma * d + log_ndtr(-d / sp - gamma * sp)))
+    if np.any(wide):
+        d, sp = delta[wide], s[wide]
+        with np.errstate(over="ignore", under="ignore"):
+            z, a = d / sp, gamma * sp
+            out[wide] = _half_mgf(z, a) + _half_mgf(-z, a)
+    return out.reshape(shape)
+
+
+#: ``gamma * s`` above which :func:`_gauss_abs_mgf` uses the ratio form of
+#: :func:`_gauss_abs_mgf_scaled` (where the log-Phi form loses more than ~1e-13).
+_MGF_SWITCH = 30.0
+
+
+def _gauss_log_e_scaled(delta, sd, length_scale):
+    """``log E exp(-(W / l)^2 / 2)`` for ``W ~ N(delta, sd^2)`` at any length scale ``l``:
+    ``log(l / h) - (delta / h)^2 / 2`` with ``h = hypot(l, sd)`` (no squares of ``l`` or ``sd``;
+    where ``l / h`` or ``delta / h`` leave the float range the expectation is 0 in floating point).
+    """
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        h = np.hypot(length_scale, sd)
+        t = delta / h
+        t *= t
+        t *= -0.5
+        t += np.log(length_scale / h)
+    return t
+
+
+def _half_mgf(z, a):
+    """``exp(a^2 / 2 - a z) Phi(z - a)`` for ``a >= 0`` (arrays), without overflow: with
+    ``v = a - z`` it is ``exp(-z^2 / 2) erfcx(v / sqrt 2) / 2`` for ``v >= 0`` and
+    ``exp(-a (z - a / 2)) Phi(-v)`` (both factors at most 1) otherwise."""
+    v = a - z
+    out = np.empty(v.shape)
+    right = v >= 0.0
+    zr = z[right]
+    out[right] = np.exp(-0.5 * (zr * zr)) * (0.5 * erfcx(v[right] * _SQRT_HALF))
+    left = ~right
+    al, zl = a[left], z[left]
+    expo = np.zeros(al.shape)
+    np.multiply(al, zl - 0.5 * al, out=expo, where=al > 0.0)   # a = 0: exponent 0
+    out[left] = np.exp(-expo) * ndtr(-v[left])
+    return out
+
+
+_SQRT_HALF = math.sqrt(0.5)
+
+
+def _gauss_abs_mgf_scaled(delta, s, unit):
+    """``E exp(-|W| / unit)`` for ``W ~ N(delta, s^2)``, at any ``unit``: the two terms of
+    :func:`_gauss_abs_mgf` in the ratios ``z = delta / s`` and ``a = s / unit`` only (see
+    :func:`_half_mgf`), so that no intermediate overflows for tiny or huge ``unit``."""
+    delta, s = np.broadcast_arrays(np.asarray(delta, dtype=np.float64),
+                                   np.asarray(s, dtype=np.float64))
+    shape = delta.shape
+    delta, s = delta.ravel(), s.ravel()
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        out = np.exp(-(np.abs(delta) / unit))
+        pos = s > 0
+        if np.any(pos):
+            d, sp = delta[pos], s[pos]
+            z, a = d / sp, sp / unit
+            out[pos] = _half_mgf(z, a) + _half_mgf(-z, a)
+    return out.reshape(shape)
+
+
+def _laplace_e1_core(a, t, r):
+    """``E exp(-|X + z|)`` for ``X ~ Laplace(0, a)`` (unit rate) from ``a``, ``t = z`` and the
+    ratio ``r = t / a`` (passed separately: exact when ``a`` and ``t`` over- or underflow).
+    Flat arrays. Same two branches as :func:`laplace_e1`, the second written so that
+    ``a = inf`` or ``a = 0`` give its limits instead of ``inf / inf``."""
+    x = np.zeros(a.shape)
+    np.multiply(r, a - 1.0, out=x, where=r > 0.0)               # t (a - 1) / a
+    out = np.empty(a.shape)
+    small = np.abs(x) < 1.0
+    xs = x[small]
+    rel = np.ones_like(xs)
+    nz = xs != 0
+    rel[nz] = np.expm1(xs[nz]) / xs[nz]
+    ts = t[small]
+    out[small] = np.exp(-ts) * (1.0 + ts * rel) / (a[small] + 1.0)
+    big = ~small
+    ab, tb, rb = a[big], t[big], r[big]
+    # (a e^{-r} - e^{-t}) / ((a - 1)(a + 1)); a / ((a - 1)(a + 1)) = 1 / ((a - 1)(1 + 1/a)).
+    coef = np.empty(ab.shape)
+    hi = ab > 1.0
+    coef[hi] = 1.0 / ((ab[hi] - 1.0) * (1.0 + 1.0 / ab[hi]))
+    lo = ~hi
+    coef[lo] = ab[lo] / ((ab[lo] - 1.0) * (ab[lo] + 1.0))
+    out[big] = coef * np.exp(-rb) - np.exp(-tb) / ((ab - 1.0) * (ab + 1.0))
+    return out
+
+
+def _laplace_e1_scaled(loc, scale, y, unit):
+    """:func:`laplace_e1` with ``gamma = 1 / unit`` at any ``unit`` (ratios formed from the raw
+    values: ``scale / unit``, ``|loc - y| / unit``, ``|loc - y| / scale``)."""
+    scale, dist = np.broadcast_arrays(np.asarray(scale, dtype=np.float64),
+                                      np.abs(np.asarray(loc, dtype=np.float64) - y))
+    shape = scale.shape
+    scale, dist = scale.ravel(), dist.ravel()
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        out = _laplace_e1_core(scale / unit, dist / unit, dist / scale)
+    return out.reshape(shape)
+
+
+def _laplace_e2_scaled(loc1, scale1, loc2, scale2, unit):
+    """:func:`laplace_e2` with ``gamma = 1 / unit`` at any ``unit``: the divided difference of
+    ``F(s) = s e1(sqrt(s))`` with numerator and denominator divided by ``(S / unit)^2``,
+    ``S = max(scale1, scale2)``, i.e. in the relative squared scales ``(scale / S)^2 <= 1``."""
+    p, q, loc1, loc2 = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (scale1, scale2, loc1, loc2)))
+    shape = p.shape
+    p, q = p.ravel(), q.ravel()
+    z = np.abs(loc1.ravel() - loc2.ravel())
+    S = np.maximum(p, q)
+    out = np.empty(p.shape)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        t = z / unit
+
+        def G(sig, idx):                        # sig e1(S sqrt(sig)) (F / (S/unit)^2)
+            b = S[idx] * np.sqrt(sig)
+            return sig * _laplace_e1_core(b / unit, t[idx], z[idx] / b)
+
+        s1, s2 = (p / S) ** 2, (q / S) ** 2
+        near = np.abs(s1 - s2) < _DD_TOL * np.maximum(s1, s2)
+        far = ~near
+        if np.any(far):
+            a, b = s1[far], s2[far]
+            out[far] = (G(a, far) - G(b, far)) / (a - b)
+        if np.any(near):
+            m = 0.5 * (s1[near] + s2[near])
+            h = 1e-3 * m
+            out[near] = (8.0 * (G(m + h, near) - G(m - h, near))
+                         - (G(m + 2 * h, near) - G(m - 2 * h, near))) / (12.0 * h)
     return out.reshape(shape)
 
 
