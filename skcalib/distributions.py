@@ -795,7 +795,11 @@ class MultivariateNormal(Distribution):
             dm = self.mean[ii] - other.mean[jj]
             tr1 = np.einsum("nii->n", R1[ii] @ R1[ii])
             tr2 = np.einsum("nii->n", C2[jj])
-            out[s:s + step] = np.einsum("nk,nk->n", dm, dm) + tr1 + tr2 - 2 * np.sqrt(ev).sum(axis=1)
+            bures = tr1 + tr2 - 2 * np.sqrt(ev).sum(axis=1)
+            # >= 0 exactly; below the rounding noise of the eigenvalues it is 0 (identical
+            # covariances in two batches must be at distance 0, also for tiny length scales)
+            noise = 16 * M.shape[1] * np.finfo(np.float64).eps * (tr1 + tr2)
+            out[s:s + step] = np.einsum("nk,nk->n", dm, dm) + np.where(bures <= noise, 0.0, bures)
         return out.reshape(shape)
 
     def _roots(self):

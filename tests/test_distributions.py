@@ -1753,3 +1753,20 @@ def test_wasserstein_kernel_between_commuting_batches_with_different_eigenbases(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", KernelValidityWarning)
         assert_allclose(WassersteinKernel(1.0)(X, Y), np.exp(-np.sqrt(ref)), rtol=1e-8)
+
+
+def test_bures_distance_of_identical_full_covariances_is_zero():
+    """The Bures term is >= 0 exactly; its rounding noise (~1e-16 relative) must not make a
+    prediction differ from its copy in another batch (k_P = 1 even at tiny length scales)."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(4, 3, 3))
+    cov = A @ np.swapaxes(A, 1, 2) + 0.1 * np.eye(3)
+    mean = rng.normal(size=(4, 3))
+    p = MultivariateNormal(mean, cov)
+    q = MultivariateNormal(mean[[2, 0]], cov[[2, 0]])  # copies of rows 2 and 0
+    D = pairwise_wasserstein(p, q)
+    assert D[2, 0] == 0.0 and D[0, 1] == 0.0
+    assert np.all(D[[0, 1, 3], 0] > 0.1)  # distinct predictions stay apart
+    # a tiny covariance difference above the rounding floor is kept
+    q2 = MultivariateNormal(mean[[2]], cov[[2]] + 1e-6 * np.eye(3))
+    assert pairwise_wasserstein(p, q2)[2, 0] > 0.0
