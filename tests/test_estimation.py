@@ -924,7 +924,7 @@ _TRANSFORMER = (
     "that are not probabilities (ValueError). Re-tested on valid probabilities in "
     "test_sklearn_properties_on_probabilities."
 )
-EXPECTED_FAILED = dict.fromkeys([
+EXPECTED_FAILURES = dict.fromkeys([
     "check_fit_score_takes_y", "check_estimators_overwrite_params",
     "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
     "check_readonly_memmap_input", "check_n_features_in_after_fitting",
@@ -935,20 +935,20 @@ EXPECTED_FAILED = dict.fromkeys([
     "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
     "check_n_features_in", "check_fit2d_predict1d",
 ], _NOT_PROBABILITIES)
-EXPECTED_FAILED.update(dict.fromkeys([
+EXPECTED_FAILURES.update(dict.fromkeys([
     "check_transformer_data_not_an_array", "check_transformer_general",
     "check_transformer_preserve_dtypes",
 ], _TRANSFORMER))
 
 
 def _expected_failed(estimator):
-    return EXPECTED_FAILED
+    return EXPECTED_FAILURES
 
 
 @parametrize_with_checks(_defaults(), expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     name = getattr(check, "func", check).__name__
-    if name not in EXPECTED_FAILED:
+    if name not in EXPECTED_FAILURES:
         check(estimator)
         return
     # An expected failure (marked xfail by parametrize_with_checks): re-raised without the
@@ -1047,13 +1047,17 @@ def test_gridsearch_and_cross_val_score():
                  cv=3).fit(P, y)
 
 
-def test_scorer_rejects_sample_weight_and_other_estimators():
+def test_scorer_passes_sample_weight_and_rejects_other_estimators():
     P, y = _data(60, 3, 55)
     scorer = get_scorer("neg_calibration_risk")
     est = ZeroCalibrationEstimator().fit(P, y)
     assert_allclose(scorer(est, P, y), -calibration_risk(y, P, est), rtol=1e-15)
+    w = np.random.default_rng(0).random(60)
+    assert_allclose(scorer(est, P, y, sample_weight=w),
+                    -calibration_risk(y, P, est, sample_weight=w), rtol=1e-15)
+    assert scorer(est, P, y, sample_weight=w) != scorer(est, P, y)
     with pytest.raises(ValueError, match="sample_weight"):
-        scorer(est, P, y, sample_weight=np.ones(60))
+        scorer(est, P, y, sample_weight=np.ones(59))
     with pytest.raises(TypeError, match="calibration estimation"):
         scorer(SKCE().fit(P, y), P, y)
 
@@ -1081,6 +1085,9 @@ def test_class_missing_from_training_labels_needs_labels():
 @pytest.mark.parametrize("est, match", [
     (BinnedCalibrationEstimator(n_bins=0), "n_bins"),
     (BinnedCalibrationEstimator(n_bins=2.5), "n_bins"),
+    (BinnedCalibrationEstimator(n_bins=2**63), "n_bins"),
+    (BinnedCalibrationEstimator(n_bins=1e20), "n_bins"),
+    (BinnedCalibrationEstimator(debias=1), "debias"),
     (BinnedCalibrationEstimator(strategy="median_variance"), "strategy"),
     (BinnedCalibrationEstimator(debias="yes"), "debias"),
     (BinnedCalibrationEstimator(mode="toplabel"), "mode"),
@@ -1152,3 +1159,220 @@ def test_bad_probabilities_and_labels(est):
         calibration_risk(y[:1], P[:1], fitted)
     assert_array_equal(P, Pc)
     assert_array_equal(y, yc)
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Issue 11: sample weights, set_output, validation at the start of every call
+
+
+def _bf_weighted_risk(P, y, mode, Hs, w):
+    """``sum_k sum_{i != j} w_i w_j (T^k_ij - H^k_ij)^2 / sum_{i != j} w_i w_j``, by loops."""
+    n = P.shape[0]
+    num = 0.0
+    for (Q, T), H in zip(_bf_problems(P, y, mode), Hs):
+        R = Q - T
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    num += w[i] * w[j] * (R[i] @ R[j] - H[i, j]) ** 2
+    den = sum(w[i] * w[j] for i in range(n) for j in range(n) if i != j)
+    return num / den
+
+
+@pytest.mark.parametrize("mode", ["binary", "top_label", "classwise", "canonical"])
+def test_weighted_risk_equals_brute_force_double_loop(mode):
+    Ptr, ytr = _P_of_mode(mode, 80, 60)
+    Pte, yte = _P_of_mode(mode, 40, 61)
+    w = np.random.default_rng(62).random(40) * 3.0
+    w[[3, 17]] = 0.0
+    wc = w.copy()
+    for est in _estimators_for(mode)[::2] + [_estimators_for(mode)[3]]:  # tiled and plug-in paths
+        est.fit(Ptr, ytr)
+        Hs = _per_problem_h(est, Ptr, ytr, Pte, mode)
+        expected = _bf_weighted_risk(Pte, yte, mode, Hs, w)
+        got = calibration_risk(yte, Pte, est, sample_weight=w)
+        assert_allclose(got, expected, rtol=1e-11, err_msg=repr(est))
+        assert_allclose(est.score(Pte, yte, sample_weight=w), -expected, rtol=1e-11)
+        # the same through a matrix h
+        H = Hs[0] if len(Hs) == 1 else np.stack(Hs)
+        assert_allclose(calibration_risk(yte, Pte, H, mode=mode, sample_weight=w), expected,
+                        rtol=1e-11)
+    assert_array_equal(w, wc)  # not mutated
+
+
+def test_weighted_risk_properties():
+    P, y = _data(300, 3, 63)  # > 256 rows: several tiles
+    est = KernelRidgeCalibrationEstimator(alpha=1e-3).fit(*_data(100, 3, 64))
+    plug = KDECalibrationEstimator(bandwidth=0.1).fit(*_data(100, 3, 64))
+    for h in (est, plug):
+        base = calibration_risk(y, P, h)
+        # constant weights, however large, are the unweighted statistic
+        for c in (1.0, 7.5, 1e300):
+            assert_allclose(calibration_risk(y, P, h, sample_weight=np.full(300, c)), base,
+                            rtol=1e-12)
+        # zero weights drop the samples
+        w = np.ones(300)
+        w[::3] = 0.0
+        keep = w > 0
+        assert_allclose(calibration_risk(y, P, h, sample_weight=w),
+                        calibration_risk(y[keep], P[keep], h), rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.ones(39), "sample_weight has 39"),
+    (-np.ones(40), "non-negative"),
+    (np.r_[1.0, np.zeros(39)], "at least 2 samples"),
+    (np.zeros(40), "sample_weight"),
+    (np.r_[np.nan, np.ones(39)], "sample_weight"),
+])
+def test_weighted_risk_errors(bad, match):
+    P, y = _data(40, 3, 65)
+    est = ZeroCalibrationEstimator().fit(P, y)
+    with pytest.raises(ValueError, match=match):
+        calibration_risk(y, P, est, sample_weight=bad)
+    with pytest.raises(ValueError, match=match):
+        est.score(P, y, sample_weight=bad)
+
+
+def test_weighted_calibration_error_is_the_weighted_mean_of_transform():
+    P, y = _data(120, 3, 66)
+    est = KernelRidgeCalibrationEstimator(alpha=1e-3, mode="canonical").fit(P[:60], y[:60])
+    w = np.random.default_rng(0).random(60)
+    t = est.transform(P[60:])[:, 0]
+    assert_allclose(est.calibration_error(P[60:], sample_weight=w), np.sum(w * t) / np.sum(w),
+                    rtol=1e-12)
+    assert_allclose(est.calibration_error(P[60:], sample_weight=np.full(60, 1e308)),
+                    est.calibration_error(P[60:]), rtol=1e-12)
+    with pytest.raises(ValueError, match="sample_weight"):
+        est.calibration_error(P[60:], sample_weight=np.ones(3))
+
+
+@pytest.mark.parametrize("est", _defaults(), ids=repr)
+def test_set_output_pandas(est):
+    pd = pytest.importorskip("pandas")
+    P, y = _data(60, 3, 67)
+    index = pd.RangeIndex(100, 160)
+    df = pd.DataFrame(P, columns=["a", "b", "c"], index=index)
+    expected = clone(est).fit(P, y).transform(P)
+    est = clone(est).set_output(transform="pandas")
+    out = est.fit_transform(df, y)
+    name = type(est).__name__.lower() + "0"
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == [name]
+    assert out.index.equals(index)
+    assert_allclose(out.to_numpy(), expected, rtol=1e-12, atol=1e-15)
+    out2 = est.transform(P)  # numpy in, DataFrame out
+    assert isinstance(out2, pd.DataFrame)
+    assert_allclose(out2.to_numpy(), expected, rtol=1e-12, atol=1e-15)
+    assert list(est.get_feature_names_out()) == [name]
+    assert isinstance(est.calibration_error(P), float)  # not wrapped
+    with pytest.raises(ValueError, match="input_features"):
+        est.get_feature_names_out(["a", "b"])
+    with pytest.raises(NotFittedError):
+        clone(est).get_feature_names_out()
+
+
+@pytest.mark.parametrize("X", [None, 0.5, {"a": 1}, [[0.2, 0.8], [0.1, 0.2, 0.7]], "abc"],
+                         ids=["None", "scalar", "dict", "ragged", "str"])
+def test_methods_give_the_messages_of_fit(X):
+    P, y = _data(30, 3, 68)
+    fitted = KDECalibrationEstimator().fit(P, y)
+    with pytest.raises((ValueError, TypeError)) as fit_exc:
+        KDECalibrationEstimator().fit(X, y)
+    calls = [fitted.transform, fitted.calibration_error, fitted.pairwise,
+             lambda X: fitted.score(X, y),
+             lambda X: get_scorer("neg_calibration_risk")(fitted, X, y)]
+    for call in calls:
+        with pytest.raises(type(fit_exc.value)) as exc:
+            call(X)
+        assert str(exc.value) == str(fit_exc.value)
+
+
+@pytest.mark.parametrize("h", ["abc", None, object(), {"a": 1}, [[1.0, 2.0], [3.0]],
+                               SKCE()], ids=["str", "None", "object", "dict", "ragged", "SKCE"])
+def test_risk_rejects_h_of_the_wrong_type(h):
+    P, y = _data(10, 3, 69)
+    with pytest.raises(TypeError, match="^h must be"):
+        calibration_risk(y, P, h)
+    # checked first: even with invalid probabilities the message is about h
+    with pytest.raises(TypeError, match="^h must be"):
+        calibration_risk(y, None, h)
+
+
+def test_with_alpha_unfitted_raises_not_fitted():
+    with pytest.raises(NotFittedError):
+        KernelRidgeCalibrationEstimator().with_alpha(1e-3)
+
+
+@pytest.mark.parametrize("alphas, exc", [
+    ([[1e-3, 1e-2]], ValueError), ("abc", TypeError), ({"a": 1}, TypeError), (None, TypeError),
+    ([1e-3, "x"], TypeError), ([], ValueError),
+])
+def test_alphas_are_one_dimensional_positive_and_checked_first(alphas, exc):
+    P, y = _data(40, 3, 70)
+    est = KernelRidgeCalibrationEstimator().fit(P, y)
+    for call in (lambda: est.risk_path(None, y, alphas), lambda: est.transform_path(None, alphas),
+                 lambda: est.calibration_error_path(None, alphas)):
+        with pytest.raises(exc, match="alphas"):
+            call()
+
+
+def test_paper_grids_validate_their_arguments():
+    from skcalib.estimation import default_candidates, default_ridge_grids, paper_grids
+
+    for bad in (0, 2.5, "100", None, True):
+        with pytest.raises((ValueError, TypeError), match="n_train"):
+            paper_grids(bad)
+        with pytest.raises((ValueError, TypeError), match="n_train"):
+            default_candidates(bad, "top_label")
+        with pytest.raises((ValueError, TypeError), match="n_train"):
+            default_ridge_grids(bad)
+    with pytest.raises(ValueError, match="mode"):
+        paper_grids(100, "toplabel")
+    with pytest.raises(ValueError, match="mode"):
+        default_candidates(100, "auto")  # the notion must be resolved
+    with pytest.raises(ValueError, match="grids"):
+        default_candidates(100, "top_label", grids="papers")
+    with pytest.raises(ValueError, match="n_components"):
+        default_candidates(100, "top_label", n_components=0)
+    with pytest.raises(ValueError, match="random_state"):
+        default_candidates(100, "top_label", random_state="0")
+    assert paper_grids(100, "binary") == paper_grids(100, "top_label")
+
+
+def test_extreme_ridge_and_width_give_clear_errors():
+    """Issue 11 item 7: a ridge so small that the system is singular in floating point, and a
+    width whose length scale underflows, raise ``ValueError`` naming the parameter (they gave
+    an overflow RuntimeWarning and a message about ``length_scale``)."""
+    P, y = _data(40, 3, 71)
+    for method in ("kronecker", "two_step"):
+        est = KernelRidgeCalibrationEstimator(alpha=1e-320, method=method)
+        with pytest.raises(ValueError, match="alpha=1e-320 is too small"):
+            est.fit(P, y).transform(P)
+        fitted = KernelRidgeCalibrationEstimator(method=method).fit(P, y)
+        with pytest.raises(ValueError, match="alpha=1e-320 is too small"):
+            fitted.risk_path(P, y, [1e-3, 1e-320])
+        with pytest.raises(ValueError, match="alpha=1e-320 is too small"):
+            fitted.with_alpha(1e-320).calibration_error(P)
+    with pytest.raises(ValueError, match=r"gamma=1e\+308 is out of range"):
+        KernelRidgeCalibrationEstimator(gamma=1e308).fit(P, y)
+
+
+@pytest.mark.parametrize("est, bad", [
+    (BinnedCalibrationEstimator(debias=True), {"debias": "yes"}),
+    (KernelRidgeCalibrationEstimator(), {"alpha": -1.0}),
+    (KernelRidgeCalibrationEstimator(), {"method": "kron"}),
+    (KDECalibrationEstimator(), {"bandwidth": 0.0}),
+    (TemperatureCalibrationEstimator(), {"eps": 2.0}),
+    (ZeroCalibrationEstimator(), {"mode": "toplabel"}),
+], ids=repr)
+def test_parameters_set_after_fit_are_checked_at_every_call(est, bad):
+    """Issue 11 item 3: a parameter made invalid by ``set_params`` after ``fit`` is reported by
+    every method, not silently used (``debias="yes"`` was read as True)."""
+    P, y = _data(40, 3, 72)
+    est.fit(P, y).set_params(**bad)
+    (name,) = bad
+    calls = [est.transform, est.calibration_error, est.pairwise, lambda X: est.score(X, y),
+             lambda X: calibration_risk(y, X, est)]
+    for call in calls:
+        with pytest.raises((ValueError, TypeError), match=name):
+            call(P)

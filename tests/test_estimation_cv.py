@@ -137,10 +137,15 @@ def test_candidate_formats_and_errors():
 
 
 def test_default_candidates_follow_the_paper():
-    tl = default_candidates(1600, "top_label")
+    tl = default_candidates(1600, "top_label", grids="paper")
     assert [name for name, _, _ in tl] == ["binning", "kde", "kronecker", "two_step"]
-    can = default_candidates(1600, "canonical")
+    can = default_candidates(1600, "canonical", grids="paper")
     assert [name for name, _, _ in can] == ["kde", "kronecker", "two_step"]
+    g = paper_grids(1600)
+    for name, est, grid in tl:
+        assert grid == g[name]
+        if name in ("kronecker", "two_step"):
+            assert est.gamma == 0.5 and est.method == name
     g = paper_grids(1600)
     assert g["binning"]["n_bins"] == list(range(5, 101, 5))
     assert len(g["kde"]["bandwidth"]) == 20 and g["kde"]["bandwidth"][0] == pytest.approx(1e-5)
@@ -151,6 +156,140 @@ def test_default_candidates_follow_the_paper():
     assert len(gc["kronecker"]["alpha"]) == 18 and len(gc["two_step"]["alpha"]) == 18
     assert_allclose(gc["kronecker"]["alpha"][0], 40 * 1e8)
     assert_allclose(gc["two_step"]["alpha"][0], 40 * 1e4)
+
+
+def test_default_candidates_search_the_width():
+    from skcalib.estimation import DEFAULT_GAMMAS, default_ridge_grids
+
+    for mode in ("top_label", "canonical"):
+        cands = {name: (est, grid) for name, est, grid in default_candidates(1600, mode)}
+        paper = paper_grids(1600, mode)
+        assert cands["kde"][1] == paper["kde"]
+        assert ("binning" in cands) == (mode != "canonical")
+        for method in ("kronecker", "two_step"):
+            est, grid = cands[method]
+            assert est.method == method and est.n_components is None
+            assert grid["gamma"] == [0.5, 2.0, 8.0, 32.0] == list(DEFAULT_GAMMAS)
+            assert grid["alpha"] == default_ridge_grids(1600)[method]["alpha"]
+    r = default_ridge_grids(1600)
+    assert_allclose(r["kronecker"]["alpha"], 40 * 10.0 ** -np.arange(1, 13.0))
+    assert_allclose(r["two_step"]["alpha"], 40 * 10.0 ** (-0.5 * np.arange(1, 15.0)))
+    nys = default_candidates(1600, "binary", n_components=50, random_state=3)
+    assert all(est.n_components == 50 and est.random_state == 3
+               for name, est, _ in nys if name in ("kronecker", "two_step"))
+
+
+def test_default_and_paper_pipelines_use_those_candidates():
+    """``estimators_and_grids=None`` is the width search, ``"paper"`` the paper's grids."""
+    P, y = _data(n=150, seed=11)
+    for option, grids in ((None, "default"), ("paper", "paper")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", GridBoundaryWarning)  # tiny data: edges are expected
+            cv = CalibrationErrorCV(option, mode="top_label", random_state=0).fit(P, y)
+            explicit = CalibrationErrorCV(
+                default_candidates(cv.n_train_, "top_label", grids=grids), mode="top_label",
+                random_state=0).fit(P, y)
+        assert_array_equal(cv.cv_results_["family"], explicit.cv_results_["family"])
+        assert list(cv.cv_results_["params"]) == list(explicit.cv_results_["params"])
+        assert_allclose(cv.cv_results_["mean_risk"], explicit.cv_results_["mean_risk"],
+                        rtol=1e-12)
+        assert cv.calibration_error_ == pytest.approx(explicit.calibration_error_, rel=1e-12)
+        gammas = {p.get("gamma") for p in cv.cv_results_["params"]}
+        assert gammas == ({None, 0.5, 2.0, 8.0, 32.0} if grids == "default" else {None})
+
+
+def test_width_search_lowers_the_risk_of_kernel_ridge_on_low_entropy_data():
+    """Issue 11 item 1: with gamma fixed at 1/2 kernel ridge underfits the Dirichlet simulation
+    (predictions in the corners of the simplex); searching the width by the same held-out risk
+    selects a narrower kernel, with a smaller risk and a larger estimate, nearer the truth."""
+    from skcalib.datasets import DIRICHLET_CALIBRATION_ERRORS, make_dirichlet_calibration
+
+    P, y = make_dirichlet_calibration(600, random_state=0)
+    fits = {}
+    for grids in ("default", "paper"):
+        cands = [c for c in default_candidates(384, "canonical", grids=grids) if c[0] != "kde"]
+        fits[grids] = CalibrationErrorCV(cands, mode="canonical", random_state=0).fit(P, y)
+    width, paper = fits["default"], fits["paper"]
+    assert width.n_train_ == 384
+    assert width.best_params_["gamma"] > 0.5
+    best_risk = {k: v.cv_results_["mean_risk"][v.best_index_] for k, v in fits.items()}
+    assert best_risk["default"] < best_risk["paper"]
+    truth = DIRICHLET_CALIBRATION_ERRORS["canonical"]
+    assert paper.calibration_error_ < width.calibration_error_ < truth
+
+
+def test_nystrom_candidate_without_random_state_is_seeded_by_the_search():
+    """Issue 11 item 2: a user's Nystrom candidate with ``random_state=None`` is reproducible."""
+    P, y = _data(n=300, seed=12)
+    cands = [("nys", KernelRidgeCalibrationEstimator(method="two_step", n_components=20),
+              {"alpha": [1e-4, 1e-2]})]
+    runs = [CalibrationErrorCV(cands, mode="canonical", random_state=7).fit(P, y)
+            for _ in range(2)]
+    seeded = CalibrationErrorCV(
+        [("nys", KernelRidgeCalibrationEstimator(method="two_step", n_components=20,
+                                                 random_state=7), {"alpha": [1e-4, 1e-2]})],
+        mode="canonical", random_state=7).fit(P, y)
+    for other in (runs[1], seeded):
+        assert_array_equal(runs[0].cv_results_["mean_risk"], other.cv_results_["mean_risk"])
+        assert runs[0].calibration_error_ == other.calibration_error_
+    assert runs[0].best_estimator_.random_state == 7
+    assert cands[0][1].random_state is None  # the user's estimator is not modified
+    # a candidate's own seed is kept
+    own = CalibrationErrorCV(
+        [("nys", KernelRidgeCalibrationEstimator(method="two_step", n_components=20,
+                                                 random_state=1), {"alpha": [1e-4, 1e-2]})],
+        mode="canonical", random_state=7).fit(P, y)
+    assert own.best_estimator_.random_state == 1
+    # a Generator gives one seed per fit: equal generators, equal results, whatever n_jobs
+    a = CalibrationErrorCV(cands, mode="canonical", random_state=np.random.default_rng(3)).fit(
+        P, y)
+    b = CalibrationErrorCV(cands, mode="canonical", random_state=np.random.default_rng(3),
+                           n_jobs=2).fit(P, y)
+    assert_allclose(a.cv_results_["mean_risk"], b.cv_results_["mean_risk"], rtol=1e-12)
+    assert_array_equal(a.tune_indices_, b.tune_indices_)
+
+
+@pytest.mark.parametrize("params, exc, match", [
+    ({"n_jobs": 0}, ValueError, "n_jobs"),
+    ({"n_jobs": "2"}, TypeError, "n_jobs"),
+    ({"n_jobs": 1.5}, TypeError, "n_jobs"),
+    ({"random_state": "x"}, ValueError, "random_state"),
+    ({"random_state": -1}, ValueError, "random_state"),
+    ({"cv": 1}, ValueError, "cv"),
+    ({"cv": True}, TypeError, "cv"),
+    ({"cv": "5"}, TypeError, "cv"),
+    ({"cv": 2.5}, TypeError, "cv"),
+    ({"test_size": 0.0}, ValueError, "test_size"),
+    ({"n_components": 0}, ValueError, "n_components"),
+    ({"mode": "toplabel"}, ValueError, "mode"),
+    ({"estimators_and_grids": "papers"}, ValueError, "estimators_and_grids"),
+    ({"estimators_and_grids": [(ZeroCalibrationEstimator(), {"mode": ["binary"]})]},
+     ValueError, "'mode' is set by CalibrationErrorCV"),
+    ({"estimators_and_grids": [(BinnedCalibrationEstimator(), {"n_bin": [5]})]},
+     ValueError, "'n_bin' is not a parameter"),
+    ({"estimators_and_grids": [(BinnedCalibrationEstimator(), {"n_bins": 5})]},
+     TypeError, "estimators_and_grids: candidate 'BinnedCalibrationEstimator'"),
+    ({"estimators_and_grids": [(KernelRidgeCalibrationEstimator(), {"alpha": [1e-3, -1.0]})]},
+     ValueError, "alpha must be > 0"),
+    ({"estimators_and_grids": [(KernelRidgeCalibrationEstimator(), [])]},
+     ValueError, "grid is empty"),
+])
+def test_parameters_are_checked_before_the_data(params, exc, match):
+    """Issue 11 item 3: every parameter is validated at the start of ``fit``, whether or not the
+    code path uses it (here the data are invalid too: the parameter's message comes first)."""
+    with pytest.raises(exc, match=match):
+        CalibrationErrorCV(**params).fit(None, None)
+
+
+def test_summary_states_the_bias():
+    P, y = _data(n=200, seed=13)
+    cv = CalibrationErrorCV(CANDIDATES[1:2], mode="top_label", cv=3, random_state=0).fit(P, y)
+    text = cv.summary()
+    assert text.splitlines()[0].split()[0] == "rank"
+    assert f"{cv.calibration_error_:.6f}" in text and "total SE" in text
+    for phrase in ("biased", "downwards", "standard errors do not cover", "skcalib.skce",
+                   "skcalib.stats"):
+        assert phrase in text
 
 
 def test_boundary_warning():
@@ -175,7 +314,8 @@ def test_split_is_exposed_and_risk_scorer_accepts_pipelines():
     from skcalib import get_scorer
 
     P, y = _data(n=300, seed=5)
-    cv = CalibrationErrorCV(CANDIDATES[:1], mode="top_label", cv=3, random_state=1).fit(P, y)
+    with pytest.warns(GridBoundaryWarning, match="n_bins=3"):
+        cv = CalibrationErrorCV(CANDIDATES[:1], mode="top_label", cv=3, random_state=1).fit(P, y)
     tune, test = train_test_split(np.arange(300), test_size=0.2, random_state=1)
     assert_array_equal(cv.tune_indices_, tune)
     assert_array_equal(cv.test_indices_, test)
@@ -229,7 +369,27 @@ def test_pipeline_estimate_within_two_standard_errors_of_known_truth():
 
 def test_best_estimator_carries_the_notion():
     P, y = _data(n=200, seed=6)
-    cv = CalibrationErrorCV(CANDIDATES[:1], mode="classwise", cv=3, random_state=0).fit(P, y)
+    with pytest.warns(GridBoundaryWarning, match="n_bins=3"):
+        cv = CalibrationErrorCV(CANDIDATES[:1], mode="classwise", cv=3, random_state=0).fit(P, y)
     best = cv.best_estimator_
     assert best.mode == "classwise" and best.n_bins == cv.best_params_["n_bins"]
     assert best.fit(P, y).mode_ == "classwise"
+
+
+@pytest.mark.parametrize("n, params, exc, match", [
+    (60, {"test_size": 1e-9}, ValueError, "leaves 1 test sample"),
+    (60, {"cv": 100}, ValueError, "cv cannot split the 48 tuning samples"),
+    (8, {}, ValueError, "fold 1 has 5 training and 1 validation samples"),
+    (60, {"estimators_and_grids": ZeroCalibrationEstimator()}, TypeError,
+     "estimators_and_grids must be None"),
+    (60, {"estimators_and_grids": 5}, TypeError, "estimators_and_grids must be None"),
+    (60, {"estimators_and_grids": {"z": ZeroCalibrationEstimator()}}, ValueError,
+     r"estimators_and_grids\['z'\] must be an \(estimator, param_grid\) pair"),
+])
+def test_data_dependent_cv_errors_name_the_parameter(n, params, exc, match):
+    """Issue 11 item 7: these gave a RuntimeWarning (one test sample), scikit-learn's or
+    numpy's messages, or a risk error about ``y_true`` (one-sample validation fold)."""
+    P, y = _data(n=n, seed=14)
+    params = {"estimators_and_grids": [(ZeroCalibrationEstimator(), {})], **params}
+    with pytest.raises(exc, match=match):
+        CalibrationErrorCV(**params).fit(P, y)

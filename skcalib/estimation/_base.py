@@ -24,7 +24,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_labels_and_probabilities, check_option, check_probabilities
+from .._validation import (check_labels_and_probabilities, check_option, check_probabilities,
+                           check_sample_weight)
 from ..metrics._binned import make_problems, resolve_mode
 
 MODES = ("auto", "binary", "top_label", "classwise", "canonical")
@@ -128,6 +129,7 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
 
     def _inputs(self, X, name="X"):
         check_is_fitted(self)
+        self._check_params()  # set_params after fit: checked at every call, as in fit
         P = check_probabilities(X, self.classes_.size, name=name)
         return P, self._problem_inputs(P)
 
@@ -140,8 +142,10 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_classes)
-        X2 : array-like of shape (n_samples2, n_classes), default=None
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities (rows of the result).
+        X2 : array-like of shape (n_samples2, n_classes) or (n_samples2,), default=None
+            Predicted probabilities (columns of the result); ``None`` means ``X``.
 
         Returns
         -------
@@ -155,29 +159,107 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
         """Each sample's ``h(p_i, p_i)`` (summed over problems), as an ``(n_samples, 1)`` array.
 
         Its mean is :meth:`calibration_error`. It can be negative for estimation functions that
-        are not of plug-in form (kernel ridge ``method="kronecker"``, debiased binning).
-        """
-        _, Q = self._inputs(X)
-        return sum(self._diag_problem(k, Q[k]) for k in range(len(Q)))[:, None]
+        are not of plug-in form (kernel ridge ``method="kronecker"``, debiased binning). With
+        ``set_output(transform="pandas")`` it is a one-column DataFrame (column
+        :meth:`get_feature_names_out`).
 
-    def calibration_error(self, X):
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 1)
+        """
+        return self._diagonal(X)[:, None]
+
+    def _diagonal(self, X):
+        """``h(p_i, p_i)`` as a 1-D array (not wrapped by ``set_output``)."""
+        _, Q = self._inputs(X)
+        return sum(self._diag_problem(k, Q[k]) for k in range(len(Q)))
+
+    def calibration_error(self, X, sample_weight=None):
         """The estimate of the **squared** calibration error: the mean of ``h(p_i, p_i)``.
 
         It is an unbiased-type estimate and can be negative; it is never square-rooted or
         clipped here.
-        """
-        return float(self.transform(X).mean())
 
-    def score(self, X, y):
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities (data not used to fit the estimator).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: the weighted mean of ``h(p_i, p_i)``.
+
+        Returns
+        -------
+        float
+        """
+        t = self._diagonal(X)
+        w = check_sample_weight(sample_weight, t.shape[0], rescale=True)
+        return float(t.mean() if w is None else (w @ t) / w.sum())
+
+    def score(self, X, y, sample_weight=None):
         """Negated calibration estimation risk on ``(X, y)`` (greater is better).
 
         Use held-out data: on the fitting data the risk is optimistic.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Pair weights ``w_i w_j`` of the weighted U-statistic (see
+            :func:`calibration_risk`).
+
+        Returns
+        -------
+        float
         """
-        return -calibration_risk(y, X, self)
+        return -_risk(y, X, self, sample_weight=sample_weight, prob_name="X", label_name="y")
+
+    def get_feature_names_out(self, input_features=None):
+        """Name of the single output column of :meth:`transform`.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Ignored apart from its length (the output is one new feature, ``h(p, p)``).
+
+        Returns
+        -------
+        ndarray of str objects of shape (1,)
+            ``["<lower-case class name>0"]``, scikit-learn's convention for new features
+            (``pca0``, ...).
+        """
+        check_is_fitted(self)
+        if input_features is not None and len(input_features) != self.n_features_in_:
+            raise ValueError(f"input_features has {len(input_features)} names but the estimator "
+                             f"was fitted on {self.n_features_in_} columns.")
+        return np.asarray([f"{type(self).__name__.lower()}0"], dtype=object)
+
+
+def _check_h_type(h):
+    """``TypeError`` naming ``h`` unless it is an estimation function or a numeric array-like."""
+    if isinstance(h, CalibrationEstimatorMixin):
+        return h
+    bad = h is None or isinstance(h, (str, bytes, dict, set, frozenset)) or hasattr(h, "fit")
+    if not bad:
+        try:
+            h = np.asarray(h, dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = True
+    if bad:
+        raise TypeError(f"h must be a fitted calibration estimation function of "
+                        f"skcalib.estimation or an array of h values (a matrix of shape "
+                        f"(n_samples, n_samples)); got {type(h).__name__}.")
+    return h
 
 
 def _check_h_matrix(H, n_problems, n, mode):
-    H = np.asarray(H, dtype=np.float64)
     if n_problems == 1 and H.shape == (n, n):
         H = H[None]
     if H.shape != (n_problems, n, n):
@@ -188,7 +270,8 @@ def _check_h_matrix(H, n_problems, n, mode):
     return H
 
 
-def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=None):
+def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=None,
+                     sample_weight=None):
     """Calibration estimation risk of ``h`` on ``(y_true, y_proba)`` (Gruber & Bach, Eq. 20).
 
     The unbiased U-statistic over pairs ``i != j``::
@@ -199,6 +282,14 @@ def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=No
     per-class risks. It estimates ``E[(T - h(P, P'))^2]`` for independent pairs, which ``h*`` (the
     true calibration function) minimises: use it on data that did **not** fit ``h``. Pairs with
     ``i = j`` are excluded (their targets are biased).
+
+    With ``sample_weight`` the pairs are weighted by the product of their weights::
+
+        R_w = sum_{i != j} w_i w_j (<r_i, r_j> - h(p_i, p_j))**2 / sum_{i != j} w_i w_j
+
+    (a weighted U-statistic over the same pairs ``i != j``; integer weights are *not* the same as
+    repeated rows, whose copies would form pairs with each other). Only the ratios of the
+    weights matter.
 
     Parameters
     ----------
@@ -217,6 +308,8 @@ def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=No
         All class labels (default: the estimator's ``classes_``, or those in ``y_true``).
     pos_label : label, default=None
         Positive class of ``mode="binary"``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights; at least two samples need a positive weight.
 
     Returns
     -------
@@ -234,51 +327,74 @@ def calibration_risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=No
     >>> calibration_risk(y, p, np.outer(r, r), mode="binary")  # h = the pair targets
     0.0
     """
+    return _risk(y_true, y_proba, h, mode=mode, labels=labels, pos_label=pos_label,
+                 sample_weight=sample_weight)
+
+
+def _risk(y_true, y_proba, h, *, mode=None, labels=None, pos_label=None, sample_weight=None,
+          prob_name="y_proba", label_name="y_true"):
+    """:func:`calibration_risk` with the argument names of the caller in its messages."""
+    h = _check_h_type(h)
     is_estimator = isinstance(h, CalibrationEstimatorMixin)
     if mode is not None:
         check_option(mode, "mode", MODES)
     if is_estimator:
         check_is_fitted(h)
+        if hasattr(h, "_check_params"):
+            h._check_params()
         if mode is not None and resolve_mode(mode, h.classes_.size) != h.mode_:
             raise ValueError(f"mode={mode!r} differs from the estimator's mode {h.mode_!r}.")
         if labels is None:
             labels = h.classes_
     data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
-                                          min_samples=2, prob_name="y_proba")
+                                          min_samples=2, prob_name=prob_name,
+                                          label_name=label_name)
     n = data.n_samples
+    w = check_sample_weight(sample_weight, n, rescale=True)
+    if w is None:
+        denom = n * (n - 1.0)
+    else:
+        denom = float(w.sum() ** 2 - w @ w)
+        if np.count_nonzero(w) < 2 or not denom > 0:
+            raise ValueError("sample_weight must be positive for at least 2 samples (the risk "
+                             "is a mean over pairs of distinct samples).")
     if is_estimator:
         if not np.array_equal(data.classes, h.classes_):
             raise ValueError(f"the labels {data.classes.tolist()} differ from the estimator's "
                              f"classes_ {h.classes_.tolist()}.")
         mode = h.mode_
     else:
-        check_option("auto" if mode is None else mode, "mode", MODES)
         mode = resolve_mode("auto" if mode is None else mode, data.n_classes)
     problems = problems_of(data.probs, data.y, data.classes, mode, pos_label)
     residuals = [R for _, R in problems]
     if is_estimator:
         inputs = h._problem_inputs(data.probs)
         total = sum(_risk_sum(R, lambda a, b, k=k, I=inputs[k]: h._pairwise_problem(k, I[a:b], I),
-                              plugin=h._plugin_residuals(k, inputs[k]))
+                              plugin=h._plugin_residuals(k, inputs[k]), w=w)
                     for k, R in enumerate(residuals))
     else:
         H = _check_h_matrix(h, len(problems), n, mode)
-        total = sum(_risk_sum(R, lambda a, b, k=k: H[k, a:b]) for k, R in enumerate(residuals))
-    return total / (n * (n - 1.0))
+        total = sum(_risk_sum(R, lambda a, b, k=k: H[k, a:b], w=w)
+                    for k, R in enumerate(residuals))
+    return total / denom
 
 
-def _risk_sum(R, h_rows, plugin=None):
-    """``sum_{i != j} (<R_i, R_j> - H_ij)^2`` of one problem.
+def _risk_sum(R, h_rows, plugin=None, w=None):
+    """``sum_{i != j} w_i w_j (<R_i, R_j> - H_ij)^2`` of one problem (``w = None``: all 1).
 
     For a plug-in ``H = Rh Rh^T`` (``plugin = Rh``) in O(n m^2): the sum over all pairs is
-    ``||R^T R||^2 - 2 ||R^T Rh||^2 + ||Rh^T Rh||^2`` (Frobenius norms of m x m matrices), minus
-    the diagonal terms ``(|R_i|^2 - |Rh_i|^2)^2``. Otherwise in row tiles of ``H`` (``h_rows(a,
-    b)`` gives rows ``a:b``), never ``n x n`` at once.
+    ``||R^T W R||^2 - 2 ||R^T W Rh||^2 + ||Rh^T W Rh||^2`` (Frobenius norms of m x m matrices,
+    ``W = diag(w)``), minus the diagonal terms ``w_i^2 (|R_i|^2 - |Rh_i|^2)^2``. Otherwise in row
+    tiles of ``H`` (``h_rows(a, b)`` gives rows ``a:b``), never ``n x n`` at once.
     """
     if plugin is not None:
-        full = (np.square(R.T @ R).sum() - 2.0 * np.square(R.T @ plugin).sum()
-                + np.square(plugin.T @ plugin).sum())
+        WR = R if w is None else R * w[:, None]
+        WP = plugin if w is None else plugin * w[:, None]
+        full = (np.square(R.T @ WR).sum() - 2.0 * np.square(R.T @ WP).sum()
+                + np.square(plugin.T @ WP).sum())
         diag = np.einsum("ij,ij->i", R, R) - np.einsum("ij,ij->i", plugin, plugin)
+        if w is not None:
+            diag = diag * w
         return float(full - diag @ diag)
     n = R.shape[0]
     total = 0.0
@@ -289,6 +405,9 @@ def _risk_sum(R, h_rows, plugin=None):
         D *= D
         rows = np.arange(hi - lo)
         D[rows, lo + rows] = 0.0
+        if w is not None:
+            D *= w[lo:hi, None]
+            D *= w[None, :]
         total += float(D.sum())
     return total
 
@@ -297,9 +416,6 @@ class _RiskScorer:
     """``scorer(estimator, X, y) = -calibration_risk(y, X, estimator)`` (greater is better)."""
 
     def __call__(self, estimator, X, y_true, sample_weight=None):
-        if sample_weight is not None:
-            raise ValueError("the calibration estimation risk is unweighted; sample_weight is not "
-                             "supported.")
         steps = getattr(estimator, "steps", None)
         if steps is not None and isinstance(steps[-1][1], CalibrationEstimatorMixin):
             # a Pipeline ending in an estimation function: score the final step on the
@@ -311,7 +427,8 @@ class _RiskScorer:
         if not isinstance(estimator, CalibrationEstimatorMixin):
             raise TypeError(f"neg_calibration_risk scores calibration estimation functions of "
                             f"skcalib.estimation; got {type(estimator).__name__}.")
-        return -calibration_risk(y_true, X, estimator)
+        return -_risk(y_true, X, estimator, sample_weight=sample_weight, prob_name="X",
+                      label_name="y")
 
     def __repr__(self):
         return "get_scorer('neg_calibration_risk')"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_option, check_scalar_param
+from .._validation import check_bool, check_n_bins, check_option
 from ..metrics._binned import make_binning
 from ._base import _CalibrationEstimatorBase
 
@@ -35,6 +35,7 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
         Bins per coordinate (the paper's grid is 5, 10, ..., 100; 15 is the common default).
     strategy : {"uniform", "quantile"}, default="uniform"
     debias : bool, default=False
+        Kumar et al.'s variance correction on same-bin pairs (see above).
     mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
         The notion (see :mod:`skcalib.estimation`); ``"auto"`` is ``"binary"`` for two classes and
         ``"top_label"`` otherwise.
@@ -73,10 +74,9 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
 
     def _check_params(self):
         super()._check_params()
-        check_scalar_param(self.n_bins, "n_bins", min_val=1)
+        check_n_bins(self.n_bins)
         check_option(self.strategy, "strategy", ("uniform", "quantile"))
-        if not isinstance(self.debias, (bool, np.bool_)):
-            raise TypeError(f"debias must be a bool; got {self.debias!r}.")
+        check_bool(self.debias, "debias")
 
     def _fit_problems(self, problems):
         states = []

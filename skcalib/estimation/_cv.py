@@ -1,6 +1,7 @@
 """The train / validate / test pipeline of Gruber & Bach (Sec. 3.2) as one estimator."""
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -8,8 +9,9 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import KFold, ParameterGrid, check_cv, train_test_split
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (check_labels_and_probabilities, check_option, check_scalar_param,
-                           user_stacklevel)
+from .._validation import (check_labels_and_probabilities, check_n_jobs, check_option,
+                           check_random_state_param, check_scalar_param, user_stacklevel)
+from .._pairwise import _blas_single_thread
 from ..metrics._binned import resolve_mode
 from ._base import MODES, CalibrationEstimatorMixin, calibration_risk
 from ._binning import BinnedCalibrationEstimator
@@ -17,27 +19,101 @@ from ._kde import KDECalibrationEstimator
 from ._kernel_ridge import KernelRidgeCalibrationEstimator
 
 
+#: Training folds smaller than this run with one BLAS thread: their matrix products and
+#: eigendecompositions are too small for threads to pay (measured on a loaded 2-core machine,
+#: load 4.5: the default search at n = 300, canonical, 0.33 s with one thread against 1.0-7.3 s
+#: with two). Larger folds keep the default threads for their O(n^3) eigendecompositions.
+_THREADED_BLAS_MIN = 1000
+
+
 class GridBoundaryWarning(UserWarning):
     """The selected hyperparameter lies at the end of its grid (the grid may be too narrow)."""
 
 
-def default_candidates(n_train, mode, n_components=None, random_state=None):
-    """Every family with the paper's grids (App. B) for ``n_train`` training samples per fold.
+#: Kernel widths ``gamma`` of the default search (the paper's 1/2 and three steps of 4).
+DEFAULT_GAMMAS = (0.5, 2.0, 8.0, 32.0)
+_GRIDS = ("default", "paper")
 
-    Binning (uniform, 5 to 100 bins) for the scalar notions, KDE (20 bandwidths), and kernel
-    ridge regression, Kronecker and two-step (RBF, gamma = 1/2, the paper's ridge grids).
+
+def default_ridge_grids(n_train):
+    """The ridge grids of the default width search for ``n_train`` training samples per fold.
+
+    Like the paper's grids they include the factor ``sqrt(n_train)``: Kronecker
+    ``sqrt(n) 10^-k``, ``k = 1, ..., 12``; two-step ``sqrt(n) 10^(-k/2)``, ``k = 1, ..., 14``.
+    They drop the paper's large ridges, whose estimates are 0 on every simulation, and cover the
+    small ones that wider kernels need.
+
+    Parameters
+    ----------
+    n_train : int
+        Training samples per fold (``>= 1``).
+
+    Returns
+    -------
+    dict
+        ``{"kronecker": {"alpha": [...]}, "two_step": {"alpha": [...]}}``.
+    """
+    check_scalar_param(n_train, "n_train", min_val=1)
+    r = np.sqrt(n_train)
+    return {"kronecker": {"alpha": (r * 10.0 ** -np.arange(1, 13.0)).tolist()},
+            "two_step": {"alpha": (r * 10.0 ** (-0.5 * np.arange(1, 15.0))).tolist()}}
+
+
+def default_candidates(n_train, mode, n_components=None, random_state=None, *, grids="default"):
+    """The default candidates of :class:`CalibrationErrorCV` for ``n_train`` samples per fold.
+
+    Binning (uniform, 5 to 100 bins) for the scalar notions and KDE (20 bandwidths), with the
+    paper's grids (App. B), and kernel ridge regression, Kronecker and two-step, with an RBF
+    kernel:
+
+    * ``grids="default"``: the kernel width is searched too, ``gamma`` in
+      :data:`DEFAULT_GAMMAS` = (0.5, 2, 8, 32), each with the ridges of
+      :func:`default_ridge_grids`. The paper's fixed ``gamma = 1/2`` underfits when the
+      predictions crowd into corners of the simplex (low-entropy predictions): its selected ridge
+      then sits at the end of the grid and the estimate is far too small.
+    * ``grids="paper"``: the paper's grids exactly (``gamma = 1/2``, the ridges of
+      :func:`paper_grids`).
+
+    Each kernel width costs one eigendecomposition per fold and problem; the ridges of one width
+    share it.
+
+    Parameters
+    ----------
+    n_train : int
+        Training samples per fold (``>= 1``): the ``n`` of the ridge grids.
+    mode : {"binary", "top_label", "classwise", "canonical"}
+        The (resolved) notion; binning is left out for ``"canonical"``.
+    n_components : int, default=None
+        Nystrom rank of the kernel-ridge candidates (``None``: exact).
+    random_state : None, int, Generator or RandomState, default=None
+        The Nystrom landmarks' seed.
+    grids : {"default", "paper"}, default="default"
+        The width search or the paper's grids.
+
+    Returns
+    -------
+    list of (name, estimator, param_grid)
     """
     from . import paper_grids
 
-    grids = paper_grids(n_train, "canonical" if mode == "canonical" else "top_label")
+    check_scalar_param(n_train, "n_train", min_val=1)
+    check_option(mode, "mode", MODES[1:])
+    check_scalar_param(n_components, "n_components", min_val=1, allow_none=True)
+    check_random_state_param(random_state)
+    check_option(grids, "grids", _GRIDS)
+    paper = paper_grids(n_train, "canonical" if mode == "canonical" else "top_label")
     out = []
     if mode != "canonical":
-        out.append(("binning", BinnedCalibrationEstimator(), grids["binning"]))
-    out.append(("kde", KDECalibrationEstimator(), grids["kde"]))
+        out.append(("binning", BinnedCalibrationEstimator(), paper["binning"]))
+    out.append(("kde", KDECalibrationEstimator(), paper["kde"]))
+    ridge = default_ridge_grids(n_train) if grids == "default" else paper
     for method in ("kronecker", "two_step"):
         est = KernelRidgeCalibrationEstimator(method=method, n_components=n_components,
                                               random_state=random_state)
-        out.append((method, est, grids[method]))
+        grid = dict(ridge[method])
+        if grids == "default":
+            grid["gamma"] = list(DEFAULT_GAMMAS)
+        out.append((method, est, grid))
     return out
 
 
@@ -45,7 +121,14 @@ def _normalise_candidates(candidates):
     """``[(name, estimator, grid)]`` from a list of (estimator, grid) / (name, estimator, grid)
     tuples or a dict ``name -> (estimator, grid)``."""
     if isinstance(candidates, dict):
+        for name, pair in candidates.items():
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(f"estimators_and_grids[{name!r}] must be an (estimator, "
+                                 f"param_grid) pair; got {pair!r}.")
         candidates = [(name, *pair) for name, pair in candidates.items()]
+    elif not isinstance(candidates, (list, tuple)):
+        raise TypeError(f"estimators_and_grids must be None, 'paper', a list of (estimator, "
+                        f"param_grid) tuples or a dict; got {type(candidates).__name__}.")
     out, names = [], set()
     for item in candidates:
         if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
@@ -69,6 +152,61 @@ def _normalise_candidates(candidates):
     return out
 
 
+def _seed(random_state):
+    """One integer seed (or None) for the split, the folds and the candidates' landmarks.
+
+    A ``Generator`` or ``RandomState`` gives one draw, so that every part of one ``fit`` uses the
+    same seed, whatever ``n_jobs``.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2 ** 32))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    return random_state
+
+
+def _check_cv_param(cv):
+    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
+        check_scalar_param(cv, "cv", min_val=2)
+    elif isinstance(cv, (bool, np.bool_, str, bytes, dict, float)) or cv is None or not (
+            hasattr(cv, "split") or hasattr(cv, "__iter__")):
+        raise TypeError(f"cv must be an int >= 2, a cross-validation splitter or an iterable of "
+                        f"(train, test) splits; got {cv!r}.")
+
+
+def _expand(candidates, seed):
+    """``[(name, estimator, [params, ...])]`` with every grid point checked before any fit.
+
+    A candidate whose ``random_state`` is None gets the search's seed (its Nystrom landmarks are
+    then reproducible); ``mode`` and ``labels`` belong to the search and may not be in a grid.
+    """
+    out = []
+    for name, est, grid in candidates:
+        where = f"estimators_and_grids: candidate {name!r}"
+        try:
+            points = list(ParameterGrid(grid))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{where}: {exc}") from None
+        if not points:
+            raise ValueError(f"{where}: the parameter grid is empty.")
+        params = est.get_params(deep=False)
+        for point in points:
+            for key in point:
+                if key in ("mode", "labels"):
+                    raise ValueError(f"{where}: {key!r} is set by CalibrationErrorCV ({key}=) and "
+                                     f"cannot be searched.")
+                if key not in params:
+                    raise ValueError(f"{where}: {key!r} is not a parameter of "
+                                     f"{type(est).__name__}.")
+        if "random_state" in params and params["random_state"] is None and seed is not None:
+            est = clone(est).set_params(random_state=seed)
+        if hasattr(est, "_check_params"):
+            for point in points:
+                clone(est).set_params(**point)._check_params()
+        out.append((name, est, points))
+    return out
+
+
 def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
     """Fit every candidate on ``train``; return its validation risks and, per test sample,
     ``h(p, p)`` (arrays of shapes ``(n_params,)`` and ``(n_params, n_test)`` per candidate).
@@ -76,6 +214,13 @@ def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
     Kernel-ridge candidates are fitted once per setting of their other parameters and evaluated
     for the whole ``alpha`` grid on the same eigendecomposition.
     """
+    if len(train) < _THREADED_BLAS_MIN:
+        with _blas_single_thread():
+            return _fold_task_body(candidates, P, y, classes, mode, train, val, P_test)
+    return _fold_task_body(candidates, P, y, classes, mode, train, val, P_test)
+
+
+def _fold_task_body(candidates, P, y, classes, mode, train, val, P_test):
     risks, estimates = [], []
     Ptr, ytr, Pva, yva = P[train], y[train], P[val], y[val]
     spectra = {}  # one decomposition per kernel setting, shared by every method and alpha
@@ -106,7 +251,7 @@ def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
         for params in params_list:
             model = clone(est).set_params(**params, mode=mode, labels=classes).fit(Ptr, ytr)
             r.append(calibration_risk(yva, Pva, model))
-            e.append(model.transform(P_test)[:, 0])
+            e.append(model._diagonal(P_test))
         risks.append(np.array(r))
         estimates.append(np.array(e))
     return risks, estimates
@@ -130,15 +275,29 @@ class CalibrationErrorCV(BaseEstimator):
     an estimator by its test risk would bias the estimate, as choosing a classifier by its test
     accuracy biases the reported accuracy (Gruber & Bach, remark in Sec. 3.2).
 
+    **The estimate is biased, and the standard errors do not cover the bias.** The selected
+    estimation function is a regularised fit (a ridge, a bandwidth, a number of bins) plugged
+    into a squared quantity: regularisation shrinks ``h`` towards 0 and the estimate with it
+    (downwards), while an unregularised fit adds the label noise (upwards). Selection by the risk
+    balances the two for the *function* ``h``, not for the mean of its diagonal, and on the
+    simulations of :mod:`skcalib.datasets` the net bias is downwards and can be several standard
+    errors (``benchmarks/README.md``, "Estimation bias"). All the standard errors below measure
+    the estimate's variability only. For an unbiased estimate of a squared kernel calibration
+    error use :func:`skcalib.skce`; for a verdict on whether the model is calibrated, the SKCE
+    tests of :mod:`skcalib.stats` (forthcoming).
+
     Parameters
     ----------
-    estimators_and_grids : list or dict, default=None
+    estimators_and_grids : list, dict, "paper" or None, default=None
         Candidates: ``(estimator, param_grid)`` or ``(name, estimator, param_grid)`` tuples, or a
         dict ``name -> (estimator, param_grid)``; ``param_grid`` as in
-        :class:`~sklearn.model_selection.GridSearchCV` (a dict or a list of dicts). ``None``: every
-        family with the paper's grids for the training-fold size (binning for the scalar notions,
-        KDE, Kronecker and two-step kernel ridge regression; see :func:`default_candidates`). The
-        ``mode`` and ``labels`` of every candidate are set by this estimator.
+        :class:`~sklearn.model_selection.GridSearchCV` (a dict or a list of dicts; ``mode`` and
+        ``labels`` cannot be searched: this estimator sets them for every candidate). ``None``:
+        every family for the training-fold size (binning for the scalar notions, KDE, Kronecker
+        and two-step kernel ridge regression), with the RBF kernel's width ``gamma`` searched
+        along with the ridge; ``"paper"``: the same families with the paper's grids (App. B),
+        whose fixed ``gamma = 1/2`` underfits low-entropy predictions (see
+        :func:`default_candidates`).
     test_size : float, default=0.2
         Fraction of the samples held out for the final estimate.
     cv : int or cross-validation splitter, default=5
@@ -150,8 +309,10 @@ class CalibrationErrorCV(BaseEstimator):
         Nystrom rank of the default kernel-ridge candidates (``None``: exact).
     labels : array-like, default=None
         All class labels (default: those in ``y``).
-    random_state : None or int, default=None
-        Seeds the split, the folds and the Nystrom landmarks.
+    random_state : None, int, Generator or RandomState, default=None
+        Seeds the split, the folds and the Nystrom landmarks: of the default candidates and of
+        every candidate whose own ``random_state`` is None (a ``Generator`` or ``RandomState``
+        gives one seed per ``fit``). The result does not depend on ``n_jobs``.
     n_jobs : int, default=None
         Folds processed in parallel (joblib).
 
@@ -204,13 +365,14 @@ class CalibrationErrorCV(BaseEstimator):
     >>> from skcalib.estimation import (BinnedCalibrationEstimator, CalibrationErrorCV,
     ...                                 KernelRidgeCalibrationEstimator)
     >>> P, y = make_dirichlet_calibration(1000, random_state=0)
-    >>> cv = CalibrationErrorCV([(BinnedCalibrationEstimator(), {"n_bins": [5, 10, 20]}),
+    >>> cv = CalibrationErrorCV([(BinnedCalibrationEstimator(), {"n_bins": [5, 10, 20, 40]}),
     ...                          (KernelRidgeCalibrationEstimator(method="two_step"),
-    ...                           {"alpha": [1e-6, 1e-4, 1e-2]})],
+    ...                           {"alpha": [1e-12, 1e-10, 1e-8, 1e-6]})],
     ...                         mode="top_label", random_state=0).fit(P, y)
-    >>> len(cv.cv_results_["mean_risk"]), cv.best_family_ in ("BinnedCalibrationEstimator",
-    ...                                                       "KernelRidgeCalibrationEstimator")
-    (6, True)
+    >>> len(cv.cv_results_["mean_risk"]), cv.best_family_, cv.best_params_
+    (8, 'KernelRidgeCalibrationEstimator', {'alpha': 1e-10})
+    >>> print(cv.summary().splitlines()[-1][:72])
+    Bias: this is a plug-in estimate of a squared error. It is biased -- dow
     """
 
     def __init__(self, estimators_and_grids=None, *, test_size=0.2, cv=5, mode="auto",
@@ -244,24 +406,46 @@ class CalibrationErrorCV(BaseEstimator):
         if not self.test_size < 1:
             raise ValueError(f"test_size must be < 1; got {self.test_size!r}.")
         check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
+        check_n_jobs(self.n_jobs)
+        seed = _seed(check_random_state_param(self.random_state))
+        _check_cv_param(self.cv)
+        grids = None
+        if self.estimators_and_grids is None or isinstance(self.estimators_and_grids, str):
+            grids = "default" if self.estimators_and_grids is None else check_option(
+                self.estimators_and_grids, "estimators_and_grids", ("paper",))
+        else:
+            user = _expand(_normalise_candidates(self.estimators_and_grids), seed)
         data = check_labels_and_probabilities(y, X, labels=self.labels, prob_name="X",
                                               label_name="y", min_samples=4)
         P, yi, classes = data.probs, data.y, data.classes
         mode = resolve_mode(self.mode, classes.size)
         idx_tune, idx_test = train_test_split(np.arange(data.n_samples), test_size=self.test_size,
-                                              random_state=self.random_state)
-        cv = (KFold(self.cv, shuffle=True, random_state=self.random_state)
-              if isinstance(self.cv, int) and not isinstance(self.cv, bool) else check_cv(self.cv))
+                                              random_state=seed)
+        cv = (KFold(self.cv, shuffle=True, random_state=seed)
+              if isinstance(self.cv, Integral) and not isinstance(self.cv, (bool, np.bool_))
+              else check_cv(self.cv))
+        if len(idx_test) < 2:
+            raise ValueError(f"test_size={self.test_size!r} leaves {len(idx_test)} test sample(s) "
+                             f"of {data.n_samples}; at least 2 are needed (the sampling standard "
+                             f"error).")
         Ptune, ytune = P[idx_tune], yi[idx_tune]
-        splits = list(cv.split(Ptune, ytune))
+        try:
+            splits = list(cv.split(Ptune, ytune))
+        except ValueError as exc:
+            raise ValueError(f"cv cannot split the {len(idx_tune)} tuning samples: {exc}") from None
         if len(splits) < 2:
             raise ValueError("cv must produce at least 2 folds (the standard errors need them).")
+        for k, (train, val) in enumerate(splits):
+            if len(train) < 1 or len(val) < 2:
+                raise ValueError(f"cv: fold {k} has {len(train)} training and {len(val)} "
+                                 f"validation samples; at least 1 and 2 are needed (the risk is "
+                                 f"a mean over pairs). Use fewer folds or more data.")
         n_train = len(splits[0][0])
-        if self.estimators_and_grids is None:
-            candidates = default_candidates(n_train, mode, self.n_components, self.random_state)
+        if grids is not None:
+            expanded = _expand(default_candidates(n_train, mode, self.n_components, seed,
+                                                  grids=grids), seed)
         else:
-            candidates = _normalise_candidates(self.estimators_and_grids)
-        expanded = [(name, est, list(ParameterGrid(grid))) for name, est, grid in candidates]
+            expanded = user
         labels_idx = np.arange(classes.size)
         results = Parallel(n_jobs=self.n_jobs)(
             delayed(_fold_task)(expanded, Ptune, ytune, labels_idx, mode, train, val,
@@ -351,8 +535,16 @@ class CalibrationErrorCV(BaseEstimator):
                         GridBoundaryWarning, stacklevel=user_stacklevel())
 
     def summary(self):
-        """The selection table as text: every candidate's mean held-out risk (with its SE and
-        ``100 sqrt(risk)`` as the paper reports it) and test estimate, best first."""
+        """The selection table and the estimate as text.
+
+        Every candidate's mean held-out risk (with its SE and ``100 sqrt(risk)`` as the paper
+        reports it) and test estimate, best first; then the selected estimate with its standard
+        errors and a note on its bias.
+
+        Returns
+        -------
+        str
+        """
         check_is_fitted(self)
         r = self.cv_results_
         lines = [f"{'rank':>4}  {'family':<32} {'params':<28} {'risk':>10} {'se':>9} "
@@ -363,6 +555,19 @@ class CalibrationErrorCV(BaseEstimator):
                          f"{r['mean_risk'][i]:>10.6f} {r['se_risk'][i]:>9.2e} "
                          f"{100 * np.sqrt(max(r['mean_risk'][i], 0.0)):>8.3f} "
                          f"{r['mean_estimate'][i]:>10.6f} {r['se_estimate'][i]:>9.2e}")
+        params = ", ".join(f"{k}={_short(v)}" for k, v in self.best_params_.items())
+        lines += [
+            "",
+            f"selected: {self.best_family_} ({params}), squared calibration error "
+            f"({self.mode_}) {self.calibration_error_:.6f}, total SE "
+            f"{self.total_standard_error_:.2e} (fold SE {self.standard_error_:.2e}, sampling SE "
+            f"{self.sampling_standard_error_:.2e})",
+            "Bias: this is a plug-in estimate of a squared error. It is biased -- downwards when "
+            "the estimation function is regularised (a large ridge or bandwidth, few bins) -- and "
+            "the standard errors do not cover that bias. For an unbiased estimate use "
+            "skcalib.skce; for a verdict on calibration, the SKCE tests of skcalib.stats "
+            "(forthcoming).",
+        ]
         return "\n".join(lines)
 
 

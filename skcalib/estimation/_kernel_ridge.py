@@ -23,8 +23,8 @@ from scipy import linalg
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (check_labels_and_probabilities, check_option, check_rng,
-                           check_scalar_param)
+from .._validation import (check_labels_and_probabilities, check_option,
+                           check_random_state_param, check_rng, check_scalar_param)
 from .._pairwise import _blas_single_thread
 from ..kernels import ExponentialKernel, GaussianKernel
 from ._base import _CalibrationEstimatorBase, _risk_sum, problems_of
@@ -37,7 +37,17 @@ _PROJECT_TILE = 2048
 
 
 def _check_alphas(alphas):
-    a = np.asarray(alphas, dtype=np.float64).ravel()
+    """``alphas`` as a 1-D float64 array of positive finite ridges (``ValueError`` naming it)."""
+    if isinstance(alphas, (str, bytes, dict, set, frozenset)) or alphas is None:
+        raise TypeError(f"alphas must be a 1-D array-like of positive numbers; got "
+                        f"{type(alphas).__name__}.")
+    try:
+        a = np.asarray(alphas, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"alphas must be a 1-D array-like of positive numbers; got "
+                        f"{alphas!r}.") from None
+    if a.ndim != 1:
+        raise ValueError(f"alphas must be one-dimensional; got an array of shape {a.shape}.")
     if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise ValueError(f"alphas must be a non-empty sequence of positive finite numbers; got "
                          f"{alphas!r}.")
@@ -130,11 +140,11 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         An int ``m < n``: the Nystrom approximation on ``m`` random training points
         (``O(n m^2)``; see the module notes).
     mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
+    random_state : None, int, Generator or RandomState, default=None
+        Choice of the Nystrom landmarks.
     labels : array-like, default=None
         All class labels, one per column of ``X`` (default: the labels present in ``y``); needed
         when a training set lacks a class.
-    random_state : None, int or Generator, default=None
-        Choice of the Nystrom landmarks.
 
     Attributes
     ----------
@@ -173,9 +183,13 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         super()._check_params()
         check_scalar_param(self.alpha, "alpha", kind="real", min_val=0, include_min=False)
         check_scalar_param(self.gamma, "gamma", kind="real", min_val=0, include_min=False)
+        length_scale = 1.0 / np.sqrt(2.0 * float(self.gamma))
+        if not (length_scale > 0 and np.isfinite(length_scale)):
+            raise ValueError(f"gamma={self.gamma!r} is out of range: the length scale "
+                             f"1 / sqrt(2 gamma) must be a positive finite number.")
         check_option(self.method, "method", _METHODS)
         check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
-        check_rng(self.random_state)
+        check_random_state_param(self.random_state)
         if not (isinstance(self.kernel, (GaussianKernel, ExponentialKernel))
                 or (isinstance(self.kernel, str) and self.kernel == "rbf")):
             raise ValueError(f"kernel must be 'rbf', a GaussianKernel or an ExponentialKernel; "
@@ -198,10 +212,17 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         """Kronecker: the (rank x rank) matrix ``Lt * S S^T``; two-step: ``W`` (rank x m)."""
         alpha = self.alpha if alpha is None else alpha
         st = self.problems_[k]
-        if self.method == "kronecker":
-            SS, LL = st.products()
-            return SS / (LL + alpha * st.n ** 2)
-        return st.S / (st.lam + alpha * st.n)[:, None]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            if self.method == "kronecker":
+                SS, LL = st.products()
+                coef = SS / (LL + alpha * st.n ** 2)
+            else:
+                coef = st.S / (st.lam + alpha * st.n)[:, None]
+        if not np.all(np.isfinite(coef)):
+            raise ValueError(f"alpha={alpha!r} is too small: the regularised system is singular "
+                             f"in floating point (the kernel matrix has zero eigenvalues); use a "
+                             f"larger alpha.")
+        return coef
 
     def _coefs_cached(self, k):
         """Coefficients for the current ``alpha`` (recomputed when ``set_params`` changed it)."""
@@ -246,7 +267,18 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
     # -- reuse across the ridge grid ---------------------------------------------------------
 
     def with_alpha(self, alpha):
-        """A fitted copy with another ``alpha`` that shares this fit's eigendecomposition."""
+        """A fitted copy with another ``alpha`` that shares this fit's eigendecomposition.
+
+        Parameters
+        ----------
+        alpha : float
+            The ridge of the copy (``> 0``).
+
+        Returns
+        -------
+        KernelRidgeCalibrationEstimator
+        """
+        check_is_fitted(self)
         check_scalar_param(alpha, "alpha", kind="real", min_val=0, include_min=False)
         return self._sharing_fit(alpha=alpha)
 
@@ -268,11 +300,21 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         ``O(rank^2 n' + rank n'^2)`` (Kronecker) or ``O(rank n' m)`` (two-step) instead of a new
         eigendecomposition.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities (held-out data).
+        y : array-like of shape (n_samples,)
+            True labels.
+        alphas : array-like of shape (n_alphas,)
+            Positive ridge values.
+
         Returns
         -------
         ndarray of shape (len(alphas),)
         """
         check_is_fitted(self)
+        self._check_params()
         alphas = _check_alphas(alphas)
         data = check_labels_and_probabilities(y, X, labels=self.classes_, min_samples=2,
                                               prob_name="X", label_name="y")
@@ -295,12 +337,20 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
     def transform_path(self, X, alphas):
         """:meth:`transform` (per-sample ``h(p, p)``) for every ridge value in ``alphas``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities.
+        alphas : array-like of shape (n_alphas,)
+            Positive ridge values.
+
         Returns
         -------
         ndarray of shape (len(alphas), n_samples)
         """
-        _, Bts = self._inputs(X)
+        check_is_fitted(self)
         alphas = _check_alphas(alphas)
+        _, Bts = self._inputs(X)
         out = np.zeros((len(alphas), Bts[0].shape[0]))
         for i, a in enumerate(alphas):
             for k, Bt in enumerate(Bts):
@@ -308,5 +358,17 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         return out
 
     def calibration_error_path(self, X, alphas):
-        """:meth:`calibration_error` for every ridge value in ``alphas`` (one projection)."""
+        """:meth:`calibration_error` for every ridge value in ``alphas`` (one projection).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities.
+        alphas : array-like of shape (n_alphas,)
+            Positive ridge values.
+
+        Returns
+        -------
+        ndarray of shape (len(alphas),)
+        """
         return self.transform_path(X, alphas).mean(axis=1)

@@ -51,11 +51,11 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
         How ``temperature=None`` is fitted: the NLL of the training labels, or the U-statistic
         risk on the training data (a search over ``log T``).
     mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
+    eps : float, default=1e-12
+        Probabilities are clipped to ``[eps, 1]`` before the logarithm.
     labels : array-like, default=None
         All class labels, one per column of ``X`` (default: the labels present in ``y``); needed
         when a training set lacks a class.
-    eps : float, default=1e-12
-        Probabilities are clipped to ``[eps, 1]`` before the logarithm.
 
     Attributes
     ----------
