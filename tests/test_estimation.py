@@ -31,6 +31,7 @@ from skcalib.estimation import (BinnedCalibrationEstimator, KDECalibrationEstima
                                 KernelRidgeCalibrationEstimator,
                                 TemperatureCalibrationEstimator, ZeroCalibrationEstimator,
                                 calibration_risk)
+from skcalib._estimator_checks import expected_failed_checks
 from skcalib.kernels import ExponentialKernel, GaussianKernel
 from skcalib.recalibration import TemperatureScaling
 
@@ -908,47 +909,18 @@ def _defaults():
             ZeroCalibrationEstimator()]
 
 
-# The estimation functions' X is predicted probabilities (entries in [0, 1], rows summing to 1,
-# one column per class of y). scikit-learn's generic checks fit on blobs / uniform noise and
-# class labels unrelated to the column count, which every estimator rejects with a ValueError;
-# the checks below therefore cannot pass. Each property is re-tested on valid probabilities in
-# test_sklearn_properties_on_probabilities.
-_NOT_PROBABILITIES = (
-    "the check fits on X that are not probabilities (values outside [0, 1], rows not summing to 1 "
-    "or a column count different from the number of classes in y); the calibration estimation "
-    "functions reject such X with a ValueError. Re-tested on valid probabilities in "
-    "test_sklearn_properties_on_probabilities."
-)
-_TRANSFORMER = (
-    "transform is h(p, p) of probability vectors: the transformer check fits and transforms X "
-    "that are not probabilities (ValueError). Re-tested on valid probabilities in "
-    "test_sklearn_properties_on_probabilities."
-)
-EXPECTED_FAILURES = dict.fromkeys([
-    "check_fit_score_takes_y", "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
-    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
-    "check_n_features_in", "check_fit2d_predict1d",
-], _NOT_PROBABILITIES)
-EXPECTED_FAILURES.update(dict.fromkeys([
-    "check_transformer_data_not_an_array", "check_transformer_general",
-    "check_transformer_preserve_dtypes",
-], _TRANSFORMER))
+# The reasons for the expected failures of scikit-learn's generic checks are in one table for
+# every skcalib estimator: skcalib/_estimator_checks.py.
 
 
 def _expected_failed(estimator):
-    return EXPECTED_FAILURES
+    return expected_failed_checks(estimator)
 
 
 @parametrize_with_checks(_defaults(), expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     name = getattr(check, "func", check).__name__
-    if name not in EXPECTED_FAILURES:
+    if name not in expected_failed_checks(estimator):
         check(estimator)
         return
     # An expected failure (marked xfail by parametrize_with_checks): re-raised without the

@@ -23,6 +23,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib import calibration_error, skce
+from skcalib._estimator_checks import expected_failed_checks
 from skcalib.distributions import Categorical, Laplace, Mixture, MultivariateNormal, Normal
 from skcalib.kernels import GaussianKernel, WassersteinKernel
 from skcalib.recalibration import (DistributionTemperatureScaling, PredictionTransformer,
@@ -33,103 +34,12 @@ from skcalib.scorers import get_scorer, predict_distribution
 # ---------------------------------------------------------------------------------------------
 # scikit-learn's estimator checks
 
-# Expected failures of the generic checks, one reason per check and estimator class (the lead
-# gathers every module's table into one place: keep this one self-contained).
-#
-# TemperatureScaling's X is a classifier's scores: one column per class of y, or one column for a
-# binary problem (the `one_d_array` input tag). The generic checks fit on blobs or noise whose
-# column count differs from the number of classes, or -- because of that tag -- on 1-D X that the
-# check itself then indexes as 2-D. Every property is re-tested on valid scores in
-# test_temperature_scaling_sklearn_properties.
-_TS_COLUMNS = ("the check fits on X with {k} column(s) but y with a different number of classes; "
-               "TemperatureScaling needs one score column per class and raises a ValueError saying "
-               "so")
-_TS_ONE_D = ("the one_d_array tag makes the check pass 1-D X, which the check itself then indexes "
-             "as 2-D ({what}) before TemperatureScaling is involved")
-EXPECTED_FAILURES = {
-    "TemperatureScaling": {
-        "check_fit_score_takes_y": _TS_COLUMNS.format(k=1) + ".",
-        "check_estimators_overwrite_params": _TS_COLUMNS.format(k=1) + ".",
-        "check_estimators_fit_returns_self": _TS_COLUMNS.format(k=1) + ".",
-        "check_readonly_memmap_input": _TS_COLUMNS.format(k=1) + ".",
-        "check_n_features_in_after_fitting": _TS_COLUMNS.format(k=1) + ".",
-        "check_sample_weights_list": _TS_COLUMNS.format(k=1) + ".",
-        "check_sample_weight_equivalence_on_dense_data": _TS_COLUMNS.format(k=30) + ".",
-        "check_dtype_object": _TS_COLUMNS.format(k=1) + " (4 classes).",
-        "check_classifiers_classes": _TS_COLUMNS.format(k=1) + " (string labels, 3 classes).",
-        "check_supervised_y_2d": _TS_COLUMNS.format(k=1) + " (a column-vector y).",
-        "check_positive_only_tag_during_fit": (
-            _TS_COLUMNS.format(k=1) + ", which the check mistakes for a refusal of negative "
-            "values (scores are logits: negative values are valid)."),
-        "check_classifiers_train": (
-            "the check expects a classifier to learn its decision rule from features; temperature "
-            "scaling never changes the arg-max of the scores it is given, so on a 1-D feature that "
-            "is not a score its accuracy is whatever that arg-max gives."),
-        "check_estimator_sparse_array": (
-            "the one_d_array tag makes the check pass 1-D X, which it cannot convert to a sparse "
-            "matrix (1-D sparse arrays have no lil format): the check fails before fitting."),
-        "check_dont_overwrite_parameters": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_f_contiguous_array_estimator": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_methods_sample_order_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_methods_subset_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_fit2d_1sample": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_fit2d_1feature": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_dict_unchanged": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_fit2d_predict1d": _TS_ONE_D.format(what="X[:, 0]") + ".",
-        "check_n_features_in": _TS_ONE_D.format(what="X.shape[1]") + ".",
-        "check_transformer_general": _TS_ONE_D.format(what="n_samples, n_features = X.shape") + ".",
-        "check_transformer_data_not_an_array": (
-            _TS_ONE_D.format(what="n_samples, n_features = X.shape") + "."),
-    },
-    # DistributionTemperatureScaling's X is a distribution object or an (n, 2) array of Normal
-    # means and standard deviations (>= 0); y is real. Re-tested on valid input in
-    # test_distribution_scaling_sklearn_properties and test_distribution_scaling_set_output.
-    "DistributionTemperatureScaling": {
-        **dict.fromkeys([
-            "check_fit_score_takes_y", "check_dont_overwrite_parameters",
-            "check_n_features_in_after_fitting", "check_estimators_dtypes",
-            "check_sample_weights_list", "check_sample_weight_equivalence_on_dense_data",
-            "check_dtype_object", "check_pipeline_consistency", "check_estimators_nan_inf",
-            "check_estimators_pickle", "check_f_contiguous_array_estimator",
-            "check_transformer_general", "check_transformer_preserve_dtypes",
-            "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-            "check_dict_unchanged", "check_fit2d_predict1d"],
-            "the check's X has 3 or more columns; DistributionTemperatureScaling takes [mean, std] "
-            "(two columns) or a distribution object and raises a ValueError saying so."),
-        **dict.fromkeys([
-            "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
-            "check_readonly_memmap_input"],
-            "the check's X has two columns, but its second column (read as standard deviations) "
-            "has negative values, which DistributionTemperatureScaling rejects (ValueError)."),
-        "check_positive_only_tag_during_fit": (
-            "the check's X is not [mean, std] and is rejected (ValueError), which the check "
-            "mistakes for a refusal of negative values (means may be negative)."),
-        "check_all_zero_sample_weights_error": (
-            "the check's X (3 columns) is rejected for its shape before the weights are looked "
-            "at; all-zero weights on valid X raise 'sample_weight must have a positive sum' "
-            "(test_distribution_scaling_bad_input)."),
-        "check_transformer_data_not_an_array": (
-            "the check's X (3 columns, wrapped in an object numpy functions refuse) is rejected "
-            "for its shape; valid [mean, std] lists are tested in "
-            "test_distribution_scaling_sklearn_properties."),
-        "check_fit2d_1sample": (
-            "the check's 1-sample X has 10 columns and is rejected for its shape, not its sample "
-            "count, so the message is not the one the check looks for."),
-        "check_fit2d_1feature": (
-            "the check's 1-feature X is rejected because DistributionTemperatureScaling needs "
-            "two columns ([mean, std]); the message names the shape, not 'n_features=1'."),
-    },
-    "RecalibratedRegressor": {
-        "check_dtype_object": (
-            "BayesianRidge.predict(X, return_std=True) itself raises a TypeError for object-dtype X "
-            "(np.sqrt of an object array; scikit-learn 1.9.1); the meta-estimator does not convert "
-            "X behind the estimator's back."),
-    },
-}
+# The reasons for the expected failures of scikit-learn's generic checks are in one table for
+# every skcalib estimator: skcalib/_estimator_checks.py.
 
 
 def _expected_failed(estimator):
-    return EXPECTED_FAILURES.get(type(estimator).__name__, {})
+    return expected_failed_checks(estimator)
 
 
 CHECKED = [TemperatureScaling(), DistributionTemperatureScaling(), RecalibratedClassifier(cv=3),

@@ -1,0 +1,234 @@
+"""Why some of scikit-learn's generic estimator checks fail for skcalib's estimators: one table.
+
+scikit-learn's ``parametrize_with_checks`` / ``check_estimator`` run generic checks that fit on
+blobs or uniform noise with class labels unrelated to the column count. Most skcalib estimators
+take *predictions* as ``X`` -- probability vectors (the calibration errors and the estimation
+functions), a classifier's scores with one column per class (``TemperatureScaling``), or
+``[mean, std]`` / distribution objects (``DistributionTemperatureScaling``) -- and reject
+anything else with a ``ValueError`` that says so. Those checks cannot pass, and are listed here
+with one reason per check and estimator class. In summary:
+
+* **not predictions** (most entries): the check's ``X`` is not valid input for the estimator;
+* **transform needs y**: the calibration errors' ``transform`` is each sample's share of the
+  error, which depends on the labels;
+* **one_d_array**: ``TemperatureScaling`` accepts the 1-D scores of a binary classifier, so the
+  checks pass it 1-D ``X`` and then index it as 2-D themselves;
+* **a scikit-learn bug**: ``BayesianRidge.predict(X, return_std=True)`` fails on object-dtype
+  ``X`` (scikit-learn 1.9.1), which ``RecalibratedRegressor`` does not hide.
+
+Every property such a check would test is re-tested on valid input in the test suite (the
+reasons name the tests). Use with scikit-learn's checks as::
+
+    parametrize_with_checks(estimators, expected_failed_checks=expected_failed_checks)
+
+This module imports nothing from skcalib (the tables are keyed by class name).
+"""
+
+__all__ = ["EXPECTED_FAILED_CHECKS", "expected_failed_checks"]
+
+# ---------------------------------------------------------------------------------------------
+# Calibration errors: CalibrationError, SKCE, MMCE, UCME
+
+# scikit-learn's generic checks feed X drawn from blobs / uniform noise. skcalib's estimators take
+# predicted probabilities as X (entries in [0, 1], rows summing to 1, one column per class of y) and
+# reject anything else with a ValueError, so every check that fits on such X cannot pass. Each is
+# listed with its reason; the property it checks is re-tested on valid probabilities
+# (tests/test_estimators.py::test_sklearn_properties_on_probabilities).
+_METRICS_NOT_PROBABILITIES = (
+    "the check fits on X that are not probabilities (values outside [0, 1], rows not summing to 1 "
+    "or a column count different from the number of classes in y); skcalib rejects such X with a "
+    "ValueError. Re-tested on valid probabilities in test_sklearn_properties_on_probabilities."
+)
+_METRICS_NEEDS_Y = (
+    "transform needs y (per-sample calibration contributions depend on the labels), and the check "
+    "fits on X that are not probabilities."
+)
+_METRICS = {
+    name: _METRICS_NOT_PROBABILITIES
+    for name in [
+        "check_fit_score_takes_y", "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
+        "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
+        "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
+        "check_n_features_in", "check_fit2d_predict1d",
+    ]
+}
+_METRICS_WEIGHTS = (
+    "the check fits with sample_weight on X that are not probabilities; skcalib rejects such X "
+    "with a ValueError. The property is re-tested on valid probabilities in tests/test_weights.py "
+    "(pandas/list weights, shape and all-zero errors, weights not overwritten, integer weights as "
+    "repeated rows for the estimates that allow it; the learned parts of fit are unweighted)."
+)
+_METRICS.update({
+    name: _METRICS_WEIGHTS
+    for name in [
+        "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+        "check_sample_weights_list", "check_all_zero_sample_weights_error",
+        "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+        "check_sample_weight_equivalence_on_dense_data",
+    ]
+})
+_METRICS.update({
+    name: _METRICS_NEEDS_Y
+    for name in ["check_transformer_data_not_an_array", "check_transformer_general",
+                 "check_transformer_preserve_dtypes"]
+})
+
+# ---------------------------------------------------------------------------------------------
+# Calibration estimation functions
+
+# The estimation functions' X is predicted probabilities (entries in [0, 1], rows summing to 1,
+# one column per class of y). scikit-learn's generic checks fit on blobs / uniform noise and
+# class labels unrelated to the column count, which every estimator rejects with a ValueError;
+# the checks below therefore cannot pass. Each property is re-tested on valid probabilities in
+# tests/test_estimation.py::test_sklearn_properties_on_probabilities.
+_ESTIMATION_NOT_PROBABILITIES = (
+    "the check fits on X that are not probabilities (values outside [0, 1], rows not summing to 1 "
+    "or a column count different from the number of classes in y); the calibration estimation "
+    "functions reject such X with a ValueError. Re-tested on valid probabilities in "
+    "tests/test_estimation.py::test_sklearn_properties_on_probabilities."
+)
+_ESTIMATION_TRANSFORMER = (
+    "transform is h(p, p) of probability vectors: the transformer check fits and transforms X "
+    "that are not probabilities (ValueError). Re-tested on valid probabilities in "
+    "tests/test_estimation.py::test_sklearn_properties_on_probabilities."
+)
+_ESTIMATION = dict.fromkeys([
+    "check_fit_score_takes_y", "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
+    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
+    "check_n_features_in", "check_fit2d_predict1d",
+], _ESTIMATION_NOT_PROBABILITIES)
+_ESTIMATION.update(dict.fromkeys([
+    "check_transformer_data_not_an_array", "check_transformer_general",
+    "check_transformer_preserve_dtypes",
+], _ESTIMATION_TRANSFORMER))
+
+# ---------------------------------------------------------------------------------------------
+# Recalibration
+
+# TemperatureScaling's X is a classifier's scores: one column per class of y, or one column for a
+# binary problem (the `one_d_array` input tag). The generic checks fit on blobs or noise whose
+# column count differs from the number of classes, or -- because of that tag -- on 1-D X that the
+# check itself then indexes as 2-D. Every property is re-tested on valid scores in
+# test_temperature_scaling_sklearn_properties.
+_TS_COLUMNS = ("the check fits on X with {k} column(s) but y with a different number of classes; "
+               "TemperatureScaling needs one score column per class and raises a ValueError saying "
+               "so")
+_TS_ONE_D = ("the one_d_array tag makes the check pass 1-D X, which the check itself then indexes "
+             "as 2-D ({what}) before TemperatureScaling is involved")
+_RECALIBRATION = {
+    "TemperatureScaling": {
+        "check_fit_score_takes_y": _TS_COLUMNS.format(k=1) + ".",
+        "check_estimators_overwrite_params": _TS_COLUMNS.format(k=1) + ".",
+        "check_estimators_fit_returns_self": _TS_COLUMNS.format(k=1) + ".",
+        "check_readonly_memmap_input": _TS_COLUMNS.format(k=1) + ".",
+        "check_n_features_in_after_fitting": _TS_COLUMNS.format(k=1) + ".",
+        "check_sample_weights_list": _TS_COLUMNS.format(k=1) + ".",
+        "check_sample_weight_equivalence_on_dense_data": _TS_COLUMNS.format(k=30) + ".",
+        "check_dtype_object": _TS_COLUMNS.format(k=1) + " (4 classes).",
+        "check_classifiers_classes": _TS_COLUMNS.format(k=1) + " (string labels, 3 classes).",
+        "check_supervised_y_2d": _TS_COLUMNS.format(k=1) + " (a column-vector y).",
+        "check_positive_only_tag_during_fit": (
+            _TS_COLUMNS.format(k=1) + ", which the check mistakes for a refusal of negative "
+            "values (scores are logits: negative values are valid)."),
+        "check_classifiers_train": (
+            "the check expects a classifier to learn its decision rule from features; temperature "
+            "scaling never changes the arg-max of the scores it is given, so on a 1-D feature that "
+            "is not a score its accuracy is whatever that arg-max gives."),
+        "check_estimator_sparse_array": (
+            "the one_d_array tag makes the check pass 1-D X, which it cannot convert to a sparse "
+            "matrix (1-D sparse arrays have no lil format): the check fails before fitting."),
+        "check_dont_overwrite_parameters": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_f_contiguous_array_estimator": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_methods_sample_order_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_methods_subset_invariance": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_1sample": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_1feature": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_dict_unchanged": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_fit2d_predict1d": _TS_ONE_D.format(what="X[:, 0]") + ".",
+        "check_n_features_in": _TS_ONE_D.format(what="X.shape[1]") + ".",
+        "check_transformer_general": _TS_ONE_D.format(what="n_samples, n_features = X.shape") + ".",
+        "check_transformer_data_not_an_array": (
+            _TS_ONE_D.format(what="n_samples, n_features = X.shape") + "."),
+    },
+    # DistributionTemperatureScaling's X is a distribution object or an (n, 2) array of Normal
+    # means and standard deviations (>= 0); y is real. Re-tested on valid input in
+    # test_distribution_scaling_sklearn_properties and test_distribution_scaling_set_output.
+    "DistributionTemperatureScaling": {
+        **dict.fromkeys([
+            "check_fit_score_takes_y", "check_dont_overwrite_parameters",
+            "check_n_features_in_after_fitting", "check_estimators_dtypes",
+            "check_sample_weights_list", "check_sample_weight_equivalence_on_dense_data",
+            "check_dtype_object", "check_pipeline_consistency", "check_estimators_nan_inf",
+            "check_estimators_pickle", "check_f_contiguous_array_estimator",
+            "check_transformer_general", "check_transformer_preserve_dtypes",
+            "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+            "check_dict_unchanged", "check_fit2d_predict1d"],
+            "the check's X has 3 or more columns; DistributionTemperatureScaling takes [mean, std] "
+            "(two columns) or a distribution object and raises a ValueError saying so."),
+        **dict.fromkeys([
+            "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
+            "check_readonly_memmap_input"],
+            "the check's X has two columns, but its second column (read as standard deviations) "
+            "has negative values, which DistributionTemperatureScaling rejects (ValueError)."),
+        "check_positive_only_tag_during_fit": (
+            "the check's X is not [mean, std] and is rejected (ValueError), which the check "
+            "mistakes for a refusal of negative values (means may be negative)."),
+        "check_all_zero_sample_weights_error": (
+            "the check's X (3 columns) is rejected for its shape before the weights are looked "
+            "at; all-zero weights on valid X raise 'sample_weight must have a positive sum' "
+            "(test_distribution_scaling_bad_input)."),
+        "check_transformer_data_not_an_array": (
+            "the check's X (3 columns, wrapped in an object numpy functions refuse) is rejected "
+            "for its shape; valid [mean, std] lists are tested in "
+            "test_distribution_scaling_sklearn_properties."),
+        "check_fit2d_1sample": (
+            "the check's 1-sample X has 10 columns and is rejected for its shape, not its sample "
+            "count, so the message is not the one the check looks for."),
+        "check_fit2d_1feature": (
+            "the check's 1-feature X is rejected because DistributionTemperatureScaling needs "
+            "two columns ([mean, std]); the message names the shape, not 'n_features=1'."),
+    },
+    "RecalibratedRegressor": {
+        "check_dtype_object": (
+            "BayesianRidge.predict(X, return_std=True) itself raises a TypeError for object-dtype X "
+            "(np.sqrt of an object array; scikit-learn 1.9.1); the meta-estimator does not convert "
+            "X behind the estimator's back."),
+    },
+}
+
+#: ``{estimator class name: {check name: reason}}``.
+EXPECTED_FAILED_CHECKS = {
+    **dict.fromkeys(["CalibrationError", "SKCE", "MMCE", "UCME"], _METRICS),
+    **dict.fromkeys(["BinnedCalibrationEstimator", "KDECalibrationEstimator",
+                     "KernelRidgeCalibrationEstimator", "TemperatureCalibrationEstimator",
+                     "ZeroCalibrationEstimator"], _ESTIMATION),
+    **_RECALIBRATION,
+}
+
+
+def expected_failed_checks(estimator):
+    """The generic checks expected to fail for ``estimator``, with their reasons.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        A skcalib estimator (any other estimator has no expected failures).
+
+    Returns
+    -------
+    dict
+        ``{check name: reason}``, as ``parametrize_with_checks(expected_failed_checks=...)``
+        takes it.
+    """
+    return dict(EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}))
