@@ -278,7 +278,7 @@ class _NormalGaussOps(_Ops):
 
 
 #: Pairs per strip of the fused Normal x Gaussian sum (strips of a tile's rows by all its columns):
-#: the strip's seven float64 slabs (3.5 MiB) stay in the L3 cache while numpy's per-call overhead
+#: the strip's six float64 slabs (3 MiB) stay in the L3 cache while numpy's per-call overhead
 #: stays small (measured: 16384 to 65536 pairs are equally fast; 131072 is slower).
 _STRIP_PAIRS = 65536
 
@@ -336,7 +336,11 @@ class _FusedNormalGauss:
       column terms (``-g y_i^2 - g y_j^2 + 2 g y_i y_j`` on centred values; data wider than
       ``_EXPANSION_LIMIT`` use exact differences instead);
     * one ``sqrt`` (``nu = 1``), one ``log`` and one ``exp2`` call over the four stacked exponent
-      slabs, six other elementwise passes, and matrix-vector products for the (weighted) sums.
+      slabs, up to seven other elementwise passes (in place, on six slabs: the ``q_ij`` slab
+      becomes the fourth exponent), and matrix-vector products for the (weighted) sums.
+      (Measured: the transcendental calls, the product and the reductions are ~80% of the
+      time; ``sqrt`` alone costs as much as the product, and no exponential can be shared:
+      each of the four terms has its own pairwise exponent.)
 
     The identities are exact; only the rounding differs from the unfused evaluation (tested
     against a brute-force formula). Scratch buffers are per thread (``n_jobs`` threads).
@@ -375,7 +379,6 @@ class _FusedNormalGauss:
         else:
             c4 = math.sqrt(scale_q)
         self.signs = np.array([1.0, -1.0, -1.0, c4])        # k_Y - e1 - e1 + e2
-        self.n_diff = 2 if self.homoscedastic else 3
         self.expand = g * spread * spread <= _EXPANSION_LIMIT
         # Small data: the features of all samples once (36 floats per sample); larger data build
         # them per tile, keeping the memory O(tile).
@@ -384,8 +387,10 @@ class _FusedNormalGauss:
 
     def _features(self, sl):
         """Column and row features (slabs, 3, T) of the samples ``sl``: the strip's products
-        ``cols.T @ rows`` give the differences ``kappa (m_i - m_j)``, ``kappa (s_i - s_j)``, the
-        sums ``q_ij`` and (expanded) ``log2(e) (G1, G2, G3)``; plus the centred vectors."""
+        ``cols.T @ rows`` give the differences ``kappa (m_i - m_j)``, ``kappa (s_i - s_j)``,
+        (expanded) ``log2(e) (G1, G2, G3)`` and last the sums ``q_ij``; plus the centred
+        vectors. (The slab order matches the strip's buffer: the ``q_ij`` slab becomes the
+        fourth exponent slab in place, see :meth:`_strip`.)"""
         g, kappa, L = self.gamma, self.kappa, _LOG2E
         m = self.loc[sl] - self.centre
         s = self.scale[sl]
@@ -394,29 +399,31 @@ class _FusedNormalGauss:
         w = g / (1.0 + tg)
         log_alpha = -0.5 * np.log1p(tg)
         ys = math.sqrt(g) * y
-        nd = self.n_diff
-        k = nd + (3 if self.expand else 0)
+        hetero = not self.homoscedastic
+        k = 2 + (3 if self.expand else 0) + hetero
         cols, rows = np.zeros((k, 3, m.shape[0])), np.zeros((k, 3, m.shape[0]))
         # Differences x_i - x_j as [1, -x_j, 0] (columns) times [x_i, 1, 0] (rows).
-        cols[:nd, 0] = 1.0
-        rows[:nd, 1] = 1.0
+        cols[:2, 0] = 1.0
+        rows[:2, 1] = 1.0
         np.multiply(m, -kappa, out=cols[0, 1])
         np.multiply(m, kappa, out=rows[0, 0])
         np.multiply(s, -kappa, out=cols[1, 1])
         np.multiply(s, kappa, out=rows[1, 0])
-        if nd == 3:                                         # q_ij = u_i + v_j
-            np.multiply(tg, self.scale_q, out=cols[2, 1])
-            rows[2, 0] = self.scale_q * (1.0 + tg)
+        if hetero:                                          # q_ij = u_i + v_j (last slab)
+            cols[-1, 0] = 1.0
+            rows[-1, 1] = 1.0
+            np.multiply(tg, self.scale_q, out=cols[-1, 1])
+            rows[-1, 0] = self.scale_q * (1.0 + tg)
         vecs = dict(ys=ys, m=m, y=y, w=L * w, log_alpha=L * log_alpha)
         if self.expand:
             # G1 = -ys_i^2 - ys_j^2 + 2 ys_i ys_j; G2 = -w_i (m_i - y_j)^2 + log alpha_i; G3
             # mirrored (all times log2 e, put on the row side of G1 and G2).
             e2 = np.stack([L * (log_alpha - w * m * m), 2.0 * L * w * m, -L * w])
             y_pow = np.stack([np.ones_like(y), y, y * y])
-            cols[nd] = [np.ones_like(y), -ys * ys, ys]
-            rows[nd] = [-L * ys * ys, np.full_like(y, L), 2.0 * L * ys]
-            cols[nd + 1], rows[nd + 1] = y_pow, e2
-            cols[nd + 2], rows[nd + 2] = e2, y_pow
+            cols[2] = [np.ones_like(y), -ys * ys, ys]
+            rows[2] = [-L * ys * ys, np.full_like(y, L), 2.0 * L * ys]
+            cols[3], rows[3] = y_pow, e2
+            cols[4], rows[4] = e2, y_pow
         return cols, rows, vecs
 
     @staticmethod
@@ -440,29 +447,33 @@ class _FusedNormalGauss:
         row features ``rows`` (slabs, 3, R). With ``split = R`` the first ``R`` columns are the
         rows themselves (a diagonal block), of whose pairs only ``i < j`` count."""
         C, R = cols.shape[2], rows.shape[2]
-        ns = self.n_diff
-        buf, ones = _workspace((ns + 4) * R * C, R * C)
-        buf = buf.reshape(ns + 4, C, R)
-        D, E = buf[:ns], buf[ns:]
-        np.matmul(cols.transpose(0, 2, 1), rows, out=buf[:cols.shape[0]])
-        if not self.expand:
+        buf, ones = _workspace(6 * R * C, R * C)
+        # Slabs Dm, NL, then the four exponents E (G1, G2, G3 and E4, which starts as q_ij).
+        buf = buf.reshape(6, C, R)
+        Dm, NL, E, E4 = buf[0], buf[1], buf[2:], buf[5]
+        if self.expand:
+            np.matmul(cols.transpose(0, 2, 1), rows, out=buf[:cols.shape[0]])
+        else:
+            np.matmul(cols[:2].transpose(0, 2, 1), rows[:2], out=buf[:2])
+            if not self.homoscedastic:
+                np.matmul(cols[2:].transpose(0, 2, 1), rows[2:], out=buf[5:])
             self._g_slabs_exact(vr, vc, E)
-        Dm, NL = D[0], D[1]
-        np.multiply(D[:2], D[:2], out=D[:2])
-        np.add(Dm, NL, out=NL)                              # log2(e)^(2/nu) (W2 / l)^2
+        # All in place (cheaper than writing a third array).
+        Dm *= Dm
+        NL *= NL
+        NL += Dm                                            # log2(e)^(2/nu) (W2 / l)^2
         if self.exponent == 1.0:
             np.sqrt(NL, out=NL)
         elif self.exponent != 2.0:
             np.power(NL, 0.5 * self.exponent, out=NL)
         if self.homoscedastic:
-            np.multiply(Dm, -self.inv_q0, out=E[3])
+            np.multiply(Dm, -self.inv_q0, out=E4)
         else:
-            Q = D[2]
-            np.divide(Dm, Q, out=Dm)
-            np.log(Q, out=Q)
-            Q *= -0.5 * _LOG2E
-            np.subtract(Q, Dm, out=E[3])
-        np.subtract(E, NL, out=E)
+            Dm /= E4                                        # E4 holds q_ij
+            np.log(E4, out=E4)
+            E4 *= -0.5 * _LOG2E
+            E4 -= Dm
+        E -= NL
         np.exp2(E, out=E)
         signs = self.signs
         # Transposed slabs: axis 1 runs over the columns, axis 2 over the rows.
