@@ -43,20 +43,20 @@ _METRICS_NEEDS_Y = (
     "transform needs y (per-sample calibration contributions depend on the labels), and the check "
     "fits on X that are not probabilities."
 )
-_METRICS = {
-    name: _METRICS_NOT_PROBABILITIES
-    for name in [
-        "check_fit_score_takes_y", "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-        "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
-        "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
-        "check_n_features_in", "check_fit2d_predict1d",
-    ]
-}
+#: The checks that fit on X that are not probabilities (the calibration errors and the estimation
+#: functions alike).
+_NOT_PROBABILITY_CHECKS = [
+    "check_fit_score_takes_y", "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
+    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
+    "check_n_features_in", "check_fit2d_predict1d",
+]
+_METRICS = dict.fromkeys(_NOT_PROBABILITY_CHECKS, _METRICS_NOT_PROBABILITIES)
 _METRICS_WEIGHTS = (
     "the check fits with sample_weight on X that are not probabilities; skcalib rejects such X "
     "with a ValueError. The property is re-tested on valid probabilities in tests/test_weights.py "
@@ -97,17 +97,7 @@ _ESTIMATION_TRANSFORMER = (
     "that are not probabilities (ValueError). Re-tested on valid probabilities in "
     "tests/test_estimation.py::test_sklearn_properties_on_probabilities."
 )
-_ESTIMATION = dict.fromkeys([
-    "check_fit_score_takes_y", "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
-    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
-    "check_n_features_in", "check_fit2d_predict1d",
-], _ESTIMATION_NOT_PROBABILITIES)
+_ESTIMATION = dict.fromkeys(_NOT_PROBABILITY_CHECKS, _ESTIMATION_NOT_PROBABILITIES)
 _ESTIMATION.update(dict.fromkeys([
     "check_transformer_data_not_an_array", "check_transformer_general",
     "check_transformer_preserve_dtypes",
