@@ -263,8 +263,6 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight", *, resca
         return None
     w = _to_1d(sample_weight, name)
     text = _first_string(w)
-    if isinstance(text, np.generic):
-        text = text.item()
     if text is not None:
         raise ValueError(f"{name} must be numeric; got strings such as {text!r}.")
     try:
@@ -441,8 +439,15 @@ def pos_index(classes, pos_label):
 
 
 def _first_string(y_proba):
-    """A str/bytes element of an array-like (None if there is none). numpy would silently parse
-    ``["0.2", "0.7"]`` or ``np.array([0.2, "0.7"], dtype=object)`` as numbers."""
+    """A str/bytes element of an array-like, as a Python ``str``/``bytes`` (None if there is
+    none). numpy would silently parse ``["0.2", "0.7"]`` or ``np.array([0.2, "0.7"],
+    dtype=object)`` as numbers."""
+    found = _find_string(y_proba)
+    return found.item() if isinstance(found, np.generic) else found
+
+
+def _find_string(y_proba):
+    """:func:`_first_string` without the conversion of numpy scalars (recursive on ragged rows)."""
     if hasattr(y_proba, "columns") and hasattr(y_proba, "dtypes"):  # DataFrame
         if not any(getattr(d, "kind", "O") in "OUS" for d in y_proba.dtypes):
             return None
@@ -465,7 +470,7 @@ def _first_string(y_proba):
         if isinstance(v, (str, bytes, np.str_, np.bytes_)):
             return v
         if isinstance(v, (list, tuple, np.ndarray)):  # ragged rows held as objects
-            found = _first_string(v)
+            found = _find_string(v)
             if found is not None:
                 return found
     return None
@@ -479,8 +484,6 @@ def _check_prob_array(y_proba, prob_name):
         raise TypeError(f"{prob_name} must be an array-like of probabilities; got a "
                         f"{type(y_proba).__name__}.")
     text = _first_string(y_proba)
-    if isinstance(text, np.generic):
-        text = text.item()
     if text is not None:  # ValueError, as scikit-learn's check_array for non-numeric strings
         raise ValueError(f"{prob_name} must contain numbers (probabilities); got strings such as "
                          f"{text!r}.")
