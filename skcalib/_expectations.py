@@ -537,15 +537,19 @@ class _FusedNormalGauss:
         return total
 
 
-class _NormalLaplaceOps(_Ops):
-    """Normal predictions, exponential target kernel ``exp(-gamma |y - y'|)`` (1-D)."""
+class _LocationScaleOps(_Ops):
+    """Ops of 1-D location-scale predictions: the predictions are ``(loc, scale)``."""
 
     def __init__(self, dist, y, ky):
         super().__init__(y, ky)
-        self.loc, self.sd = dist.loc, dist.scale
+        self.loc, self.scale = dist.loc, dist.scale
 
     def P(self, idx, axis):
-        return _place(self.loc, idx, axis), _place(self.sd, idx, axis)
+        return _place(self.loc, idx, axis), _place(self.scale, idx, axis)
+
+
+class _NormalLaplaceOps(_LocationScaleOps):
+    """Normal predictions, exponential target kernel ``exp(-gamma |y - y'|)`` (1-D)."""
 
     def e1(self, P, Y):
         if self.ky.robust:
@@ -558,15 +562,8 @@ class _NormalLaplaceOps(_Ops):
         return _gauss_abs_mgf(P[0] - Q[0], np.sqrt(P[1] ** 2 + Q[1] ** 2), self.ky.gamma)
 
 
-class _LaplaceOps(_Ops):
+class _LaplaceOps(_LocationScaleOps):
     """Laplace predictions, exponential target kernel ``exp(-gamma |y - y'|)`` (1-D)."""
-
-    def __init__(self, dist, y, ky):
-        super().__init__(y, ky)
-        self.loc, self.scale = dist.loc, dist.scale
-
-    def P(self, idx, axis):
-        return _place(self.loc, idx, axis), _place(self.scale, idx, axis)
 
     def e1(self, P, Y):
         if self.ky.robust:
