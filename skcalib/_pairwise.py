@@ -389,27 +389,31 @@ def dense_matrix(term):
     return H
 
 
-def witness_statistic(chunks, n, J, weights=None):
+def witness_statistic(chunks, n, J, weights=None, contributions=True):
     """UCME-type statistic ``1/J sum_j (1/n sum_i W_ij)^2`` from row chunks ``(rows, W[rows])`` of
-    an ``n x J`` witness matrix, with each sample's share ``W_i . mean / J`` (memory ``O(n J)``).
+    an ``n x J`` witness matrix, with each sample's share ``W_i . mean / J``.
 
     With ``weights`` the mean witness is the weighted mean ``sum_i w_i W_ij / sum_i w_i`` (integer
-    weights equal repeated rows).
+    weights equal repeated rows). The shares need the chunks kept (memory ``O(n J)``);
+    ``contributions=False`` streams over them (memory ``O(chunk J)``) and returns the value only.
 
     Returns
     -------
     value : float
-    contributions : ndarray of shape (n,)
-        Their (weighted) mean is ``value``.
+    contributions : ndarray of shape (n,) or None
+        Their (weighted) mean is ``value``; None if ``contributions=False``.
     """
     sums = np.zeros(J)
     kept = []
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     for a, W in chunks:
         sums += W.sum(axis=0) if w is None else w[a] @ W
-        kept.append((a, W))
+        if contributions:
+            kept.append((a, W))
     means = sums / (n if w is None else math.fsum(w))
     value = float(np.dot(means, means) / J)
+    if not contributions:
+        return value, None
     contrib = np.empty(n)
     for a, W in kept:
         contrib[a] = W @ means / J

@@ -50,16 +50,7 @@ from numbers import Real
 import numpy as np
 from scipy import optimize, sparse
 
-from ._expectations import (  # noqa: F401  (closed forms re-exported for their users)
-    _gauss_abs_mgf,
-    check_targets,
-    laplace_e1,
-    laplace_e2,
-    normal_gauss_log_e1,
-    normal_laplace_e1,
-    paired_ops,
-    target_ops,
-)
+from ._expectations import check_targets, paired_ops, target_ops
 from ._validation import _check_no_missing, check_rng, check_scalar_param, row_sum_tolerance
 
 __all__ = [

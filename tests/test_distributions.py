@@ -34,10 +34,6 @@ from skcalib.distributions import (
     Mixture,
     MultivariateNormal,
     Normal,
-    _gauss_abs_mgf,
-    laplace_e1,
-    laplace_e2,
-    normal_gauss_log_e1,
     pairwise_wasserstein,
     wasserstein_distance,
 )
@@ -48,13 +44,16 @@ from skcalib.kernels import (
     WassersteinKernel,
     tensor,
 )
-from skcalib.metrics._distribution import (
-    DistributionTerm,
+from skcalib._expectations import (
+    _gauss_abs_mgf,
     check_targets,
-    distribution_term,
     has_closed_form,
+    laplace_e1,
+    laplace_e2,
+    normal_gauss_log_e1,
     target_ops,
 )
+from skcalib.metrics._distribution import DistributionTerm, distribution_term
 
 SQRT2PI = math.sqrt(2.0 * math.pi)
 PAPER_KERNEL = tensor(WassersteinKernel(1.0), GaussianKernel(1.0))

@@ -16,12 +16,7 @@ import warnings
 
 import numpy as np
 
-from .._expectations import (  # noqa: F401  (check_targets, target_ops, ... re-exported)
-    check_targets,
-    has_closed_form,
-    paired_ops,
-    target_ops,
-)
+from .._expectations import check_targets, target_ops
 from .._validation import check_rng, check_scalar_param
 from ..distributions import Laplace, Mixture, MultivariateNormal, Normal
 from ..kernels import (
@@ -248,8 +243,9 @@ def draw_distribution_test_locations(dist, n_locations, random_state=None):
 
 def ucme_distribution(y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
                       *, random_state=None, n_mc_samples=100, chunk_size=None,
-                      sample_weight=None):
-    """Validate, resolve the kernel and the test locations, and return ``(UCME^2, contributions)``.
+                      sample_weight=None, contributions=True):
+    """Validate, resolve the kernel and the test locations, and return ``(UCME^2, contributions)``
+    (contributions None if ``contributions=False``).
 
     ``sample_weight`` (validated, e.g. by ``check_sample_weight``) makes the mean witness a
     weighted mean (see :func:`ucme_distribution_value`)."""
@@ -260,7 +256,7 @@ def ucme_distribution(y_true, y_pred, kernel, test_predictions, test_targets, n_
                                                          n_test_locations, rng)
     return ucme_distribution_value(y_pred, y, k, test_P, test_y, n_mc_samples=n_mc_samples,
                                    random_state=rng, chunk_size=chunk_size,
-                                   sample_weight=sample_weight)
+                                   sample_weight=sample_weight, contributions=contributions)
 
 
 def resolve_distribution_test_locations(y_pred, test_predictions, test_targets,
@@ -284,8 +280,10 @@ def resolve_distribution_test_locations(y_pred, test_predictions, test_targets,
 
 
 def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100,
-                            random_state=None, chunk_size=None, sample_weight=None):
-    """``UCME^2`` and per-sample contributions for distribution predictions.
+                            random_state=None, chunk_size=None, sample_weight=None,
+                            contributions=True):
+    """``UCME^2`` and per-sample contributions for distribution predictions (None, streaming in
+    memory ``O(chunk J)``, if ``contributions=False``).
 
     With ``sample_weight`` the mean witness is ``sum_i w_i W_ij / sum_i w_i`` and the
     contributions' weighted mean is the value."""
@@ -302,4 +300,4 @@ def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100
     T = _chunk_size(chunk_size or preferred_chunk_size(dist))
     chunks = ((a, ops.witness(prep.log_block(a, slice(0, J), prep_t), a, tY))
               for a in (slice(s, min(s + T, n)) for s in range(0, n, T)))
-    return witness_statistic(chunks, n, J, weights=sample_weight)
+    return witness_statistic(chunks, n, J, weights=sample_weight, contributions=contributions)

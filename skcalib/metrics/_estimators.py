@@ -104,10 +104,9 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         return True
 
     def _validate_fit(self, X, y, sample_weight=None):
-        """Check the parameters and ``(X, y, sample_weight)`` at ``fit``; set ``classes_`` and
-        ``n_features_in_``. Returns ``(data, weights)``."""
-        self._check_params()
-        self._check_y(y)
+        """Check ``(X, y, sample_weight)`` at ``fit`` (after ``_check_params`` and ``_check_y``,
+        which every ``fit`` calls first); set ``classes_`` and ``n_features_in_``. Returns
+        ``(data, weights)``."""
         data = check_labels_and_probabilities(
             y, X, labels=self.labels, pos_label=self.pos_label, min_samples=self._min_samples,
             prob_name="X", label_name="y",
@@ -118,15 +117,21 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         self.n_features_in_ = _n_columns(X)
         return data, w
 
-    def _validate_fit_distribution(self, X, y, sample_weight=None):
-        """``fit`` on predictive distributions: real targets; sets ``target_shape_``."""
+    def _fit_distribution(self, X, y, sample_weight=None):
+        """``fit`` on predictive distributions (:class:`SKCE`, :class:`UCME`): check the real
+        targets and the weights, set ``target_shape_`` and resolve ``kernel_`` as
+        :func:`skcalib.skce` does. Returns the generator made from ``random_state``, which drew
+        the kernel's median subsample (if seeded) and draws anything after it."""
         _kernel.check_no_class_options(self.labels, self.pos_label, "X", X)
-        y = _distribution.check_targets(y, X, name="y")
-        w = self._check_weights(sample_weight, X.n_samples)
+        _distribution.check_targets(y, X, name="y")
+        self._check_weights(sample_weight, X.n_samples)
         self.__dict__.pop("classes_", None)
         self.__dict__.pop("n_features_in_", None)
         self.target_shape_ = X.target_shape
-        return y, w
+        rng = check_rng(self.random_state)
+        self.kernel_ = _distribution.resolve_regression_kernel(
+            self.kernel, X, rng if self.random_state is not None else None)
+        return rng
 
     def _validate(self, X, y, sample_weight=None, min_samples=1):
         """Check the parameters and ``(X, y, sample_weight)`` after ``fit``, with the messages of
@@ -304,6 +309,8 @@ class CalibrationError(_CalibrationErrorBase):
         -------
         self
         """
+        self._check_params()
+        self._check_y(y)
         data, _ = self._validate_fit(X, y, sample_weight)
         self.mode_ = _binned.resolve_mode(self.mode, data.n_classes)
         problems = _binned.make_problems(data, self.mode_, self.pos_label)
@@ -511,10 +518,7 @@ class SKCE(_KernelErrorBase):
         self._check_params()
         self._check_y(y)
         if self._check_distribution_input(X):
-            self._validate_fit_distribution(X, y, sample_weight)
-            rng = check_rng(self.random_state)
-            self.kernel_ = _distribution.resolve_regression_kernel(
-                self.kernel, X, rng if self.random_state is not None else None)
+            self._fit_distribution(X, y, sample_weight)
             return self
         data, _ = self._validate_fit(X, y, sample_weight)
         self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
@@ -763,11 +767,8 @@ class UCME(_CalibrationErrorBase):
         self._check_params()
         self._check_y(y)
         if self._check_distribution_input(X):
-            self._validate_fit_distribution(X, y, sample_weight)
-            rng = check_rng(self.random_state)
             # As in skcalib.ucme: the kernel first, then the test locations, from one generator.
-            self.kernel_ = _distribution.resolve_regression_kernel(
-                self.kernel, X, rng if self.random_state is not None else None)
+            rng = self._fit_distribution(X, y, sample_weight)
             P, ty = _distribution.resolve_distribution_test_locations(
                 X, self.test_predictions, self.test_targets, self.n_test_locations, rng,
                 name="X")
@@ -793,7 +794,7 @@ class UCME(_CalibrationErrorBase):
             value, contrib = _distribution.ucme_distribution_value(
                 X, data, self.kernel_, self.test_predictions_, self.test_targets_,
                 n_mc_samples=self.n_mc_samples, random_state=check_rng(self.random_state),
-                chunk_size=self.chunk_size, sample_weight=w)
+                chunk_size=self.chunk_size, sample_weight=w, contributions=contributions)
             return contrib if contributions else value
         if contributions:
             return _kernel.ucme_values(data, self.kernel_, self.test_predictions_,

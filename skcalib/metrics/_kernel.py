@@ -535,14 +535,9 @@ def ucme_values(data, kernel, test_P, test_y, *, chunk_size=None, sample_weight=
 def ucme_value(data, kernel, test_P, test_y, *, chunk_size=None, sample_weight=None):
     """``UCME^2`` only, streaming over row chunks; the mean witness is weighted by
     ``sample_weight`` (``sum_i w_i W_ij / sum_i w_i``)."""
-    n = data.n_samples
-    J = test_P.shape[0]
-    sums = np.zeros(J)
-    w = sample_weight
-    for a, W in ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size):
-        sums += W.sum(axis=0) if w is None else w[a] @ W
-    means = sums / (n if w is None else math.fsum(w))
-    return float(np.dot(means, means) / J)
+    chunks = ucme_witness(data, kernel, test_P, test_y, chunk_size=chunk_size)
+    return _pairwise.witness_statistic(chunks, data.n_samples, test_P.shape[0],
+                                       weights=sample_weight, contributions=False)[0]
 
 
 def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=None,
@@ -610,7 +605,7 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
         return _distribution.ucme_distribution(
             y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
             random_state=random_state, n_mc_samples=n_mc_samples, chunk_size=chunk_size,
-            sample_weight=w,
+            sample_weight=w, contributions=False,
         )[0]
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           prob_name="y_pred")

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._expectations import check_targets
 from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
                            check_sample_weight, check_scalar_param)
 from ..distributions import Categorical, Mixture, MultivariateNormal, Normal, is_distribution
@@ -181,8 +182,6 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         -------
         self : DistributionTemperatureScaling
         """
-        from ..metrics._distribution import check_targets
-
         self._check_params()
         dist, from_array = as_distribution(X)
         n = dist.n_samples
@@ -384,8 +383,6 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         -------
         score : float
         """
-        from ..metrics._distribution import check_targets
-
         dist = self.predict_distribution(X)
         if isinstance(dist, Categorical):
             raise TypeError("score is defined for real-valued predictions.")
