@@ -27,6 +27,7 @@ _SUBMODULES = (
     "metrics",
     "recalibration",
     "scorers",
+    "stats",
 )
 
 __all__ = [

@@ -421,3 +421,173 @@ def witness_statistic(chunks, n, J, weights=None, contributions=True):
 
 
 __all__ += ["diagonal", "witness_statistic"]
+
+
+# --------------------------------------------------------------------------------------------
+# Passes for the hypothesis tests (skcalib.stats): several sums of one pass over the tiles.
+
+
+def _full_tile(term, a, b, diagonal_tile):
+    """``h`` on the tile ``a x b``; on a diagonal tile with the exact ``h_ii`` on its diagonal."""
+    tile = term.block(a, b)
+    if diagonal_tile:
+        tile[np.diag_indices(tile.shape[0])] = term.diag(a)
+    return tile
+
+
+def _ordered_results(tasks, n_jobs):
+    """Results of zero-argument callables, yielded in task order (memory bounded by joblib's
+    pre-dispatch when parallel), with BLAS limited to one thread as in :func:`_run`."""
+    with _blas_single_thread():
+        if n_jobs is None or n_jobs == 1 or len(tasks) <= 1:
+            for t in tasks:
+                yield t()
+            return
+        yield from Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(
+            delayed(t)() for t in tasks
+        )
+
+
+def _summary_task(term, start, stop, n, T, squares):
+    a = slice(start, stop)
+    rows = np.zeros(n - start)
+    total = 0.0
+    sq = 0.0
+    for b0 in range(start, n, T):
+        b = slice(b0, min(b0 + T, n))
+        tile = term.block(a, b)
+        if b0 == start:
+            tile = np.triu(tile, 1)
+        rows[:stop - start] += tile.sum(axis=1)
+        rows[b0 - start:b.stop - start] += tile.sum(axis=0)
+        total += float(tile.sum())
+        if squares:
+            sq += float(np.vdot(tile, tile))
+    return start, rows, total, sq
+
+
+def pair_summary(term, *, squares=True, chunk_size=None, n_jobs=None):
+    """One pass over the tiles on and above the diagonal (``h`` symmetric) giving
+
+    * ``total = sum_{i != j} h_ij``,
+    * ``row_sums[i] = sum_{j != i} h_ij``,
+    * ``squares = sum_{i != j} h_ij**2`` (if ``squares``, else 0.0),
+    * ``diagonal[i] = h_ii``,
+
+    what the U-statistic's Hoeffding variance, the Gamma approximation and the spectral
+    statistics need, in memory ``O(n * chunk_size)``. Partial row sums are combined in task
+    order, so the result does not depend on ``n_jobs``.
+
+    Returns
+    -------
+    total : float
+    row_sums : ndarray of shape (n_samples,)
+    squares : float
+    diagonal : ndarray of shape (n_samples,)
+    """
+    T = _chunk_size(chunk_size)
+    n = term.n_samples
+    tasks = [(lambda s=s: _summary_task(term, s, min(s + T, n), n, T, squares))
+             for s in range(0, n, T)]
+    row_sums = np.zeros(n)
+    totals, sqs = [], []
+    for start, rows, total, sq in _ordered_results(tasks, n_jobs):
+        row_sums[start:] += rows
+        totals.append(total)
+        sqs.append(sq)
+    return (2.0 * math.fsum(totals), row_sums, 2.0 * math.fsum(sqs),
+            diagonal(term, chunk_size=T))
+
+
+def _quadratic_task(term, start, stop, n, T, Ct):
+    a = slice(start, stop)
+    q = np.zeros(Ct.shape[1])
+    rows = np.zeros(n - start)
+    for b0 in range(start, n, T):
+        b = slice(b0, min(b0 + T, n))
+        diagonal_tile = b0 == start
+        tile = _full_tile(term, a, b, diagonal_tile)
+        # sum_ij C[i, m] h_ij C[j, m] over the tile: one matrix product for all resamples.
+        q += (1.0 if diagonal_tile else 2.0) * np.einsum("im,im->m", Ct[a], tile @ Ct[b])
+        rows[:stop - start] += tile.sum(axis=1)
+        if not diagonal_tile:
+            rows[b0 - start:b.stop - start] += tile.sum(axis=0)
+    return start, q, rows
+
+
+def quadratic_forms(term, counts, *, chunk_size=None, n_jobs=None):
+    """``q_m = sum_{i, j} C_mi h_ij C_mj`` (diagonal included) for each row ``C_m`` of
+    ``counts``, and the full row sums ``sum_j h_ij``, in one pass over the tiles on and above the
+    diagonal.
+
+    Each tile costs one ``(tile x tile) @ (tile x M)`` product for all ``M`` resamples (BLAS), so
+    ``M`` resamples cost ``M n^2`` flops and memory ``O(n (M + chunk_size))``: the ``n x n``
+    matrix is never formed.
+
+    Parameters
+    ----------
+    term : pair term
+    counts : ndarray of shape (M, n_samples)
+        Resampling weights (multinomial counts for the bootstrap).
+    chunk_size, n_jobs : see :func:`pair_sum`
+
+    Returns
+    -------
+    q : ndarray of shape (M,)
+    row_sums : ndarray of shape (n_samples,)
+        ``sum_j h_ij``, the diagonal included.
+    """
+    T = _chunk_size(chunk_size)
+    n = term.n_samples
+    Ct = np.ascontiguousarray(np.asarray(counts, dtype=np.float64).T)
+    if Ct.shape[0] != n:
+        raise ValueError(f"counts has {Ct.shape[0]} columns; expected {n}.")
+    tasks = [(lambda s=s: _quadratic_task(term, s, min(s + T, n), n, T, Ct))
+             for s in range(0, n, T)]
+    q = np.zeros(Ct.shape[1])
+    row_sums = np.zeros(n)
+    for start, qs, rows in _ordered_results(tasks, n_jobs):
+        q += qs
+        row_sums[start:] += rows
+    return q, row_sums
+
+
+def _landmark_task(term, start, stop, m):
+    a = slice(start, stop)
+    Hm = term.block(a, slice(0, m))
+    k = min(stop, m) - start
+    if k > 0:
+        idx = np.arange(k)
+        Hm[idx, start + idx] = term.diag(slice(start, start + k))
+    return Hm.T @ Hm, Hm.sum(axis=0), (Hm[:k] if k > 0 else None)
+
+
+def landmark_moments(term, n_landmarks, *, chunk_size=None, n_jobs=None):
+    """Moments of the ``n x m`` block ``H[:, :m]`` (the first ``m`` samples are the landmarks)
+    for a Nyström approximation, streamed over row chunks (memory ``O(m^2 + chunk_size m)``):
+
+    Returns
+    -------
+    gram : ndarray of shape (m, m)
+        ``H[:, :m]^T H[:, :m]``.
+    column_sums : ndarray of shape (m,)
+        ``sum_i H[i, :m]``.
+    landmarks : ndarray of shape (m, m)
+        ``H[:m, :m]`` (diagonal included).
+    """
+    T = _chunk_size(chunk_size)
+    n = term.n_samples
+    m = int(n_landmarks)
+    tasks = [(lambda s=s: _landmark_task(term, s, min(s + T, n), m)) for s in range(0, n, T)]
+    gram = np.zeros((m, m))
+    sums = np.zeros(m)
+    top = []
+    for G, s, Hm in _ordered_results(tasks, n_jobs):
+        gram += G
+        sums += s
+        if Hm is not None:
+            top.append(Hm)
+    return gram, sums, np.vstack(top)
+
+
+__all__ += ["pair_summary", "quadratic_forms", "landmark_moments"]

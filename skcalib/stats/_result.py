@@ -1,0 +1,184 @@
+"""Result objects of skcalib's hypothesis tests, in the style of SciPy's.
+
+A test returns a :class:`CalibrationTestResult`: ``statistic`` and ``pvalue`` (it unpacks as
+``statistic, pvalue = result``, as SciPy's results do), the ``estimate`` of the calibration error
+the test is built on, the ``method``, the number of resamples and the simulated null distribution
+where there is one, and :meth:`CalibrationTestResult.confidence_interval` where the method has an
+interval.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats as _sps
+
+from .._validation import check_option, check_scalar_param
+
+__all__ = ["CalibrationTestResult", "ConfidenceInterval", "resampling_pvalue",
+           "check_confidence_level", "normal_interval"]
+
+_ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval ``(low, high)`` (SciPy's convention: a named tuple)."""
+
+    low: float
+    high: float
+
+
+def check_confidence_level(confidence_level, alternative="two-sided"):
+    """Validate ``confidence_level`` (a float in (0, 1)) and ``alternative``."""
+    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
+                       include_min=False)
+    if not confidence_level < 1.0:
+        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+    check_option(alternative, "alternative", _ALTERNATIVES)
+    return float(confidence_level)
+
+
+def normal_interval(estimate, standard_error, confidence_level=0.95, alternative="two-sided",
+                    lower_bound=0.0):
+    """Wald interval ``estimate -/+ z * standard_error``, intersected with ``[lower_bound, inf)``
+    (a squared error is never negative): two-sided, or one-sided ``(low, inf)`` for
+    ``alternative="greater"`` and ``(lower_bound, high)`` for ``"less"``."""
+    level = check_confidence_level(confidence_level, alternative)
+    if not np.isfinite(standard_error):
+        return ConfidenceInterval(np.nan, np.nan)
+    if alternative == "two-sided":
+        z = _sps.norm.ppf(0.5 + level / 2.0)
+        low, high = estimate - z * standard_error, estimate + z * standard_error
+    elif alternative == "greater":
+        low, high = estimate - _sps.norm.ppf(level) * standard_error, np.inf
+    else:
+        low, high = -np.inf, estimate + _sps.norm.ppf(level) * standard_error
+    if lower_bound is not None:
+        low, high = max(low, lower_bound), max(high, lower_bound)
+    return ConfidenceInterval(float(low), float(high))
+
+
+def resampling_pvalue(null, statistic, add_one=True):
+    """Right-tailed Monte-Carlo p-value ``(1 + #{T* >= T}) / (1 + B)`` (never exactly 0; Phipson
+    and Smyth 2010), or the papers' ``#{T* >= T} / B`` if ``add_one=False``.
+
+    A tiny relative tolerance makes ties that differ only by rounding count as ties (SciPy's
+    ``monte_carlo_test`` does the same)."""
+    null = np.asarray(null, dtype=np.float64)
+    tol = 1e-14 * max(1.0, abs(float(statistic)))
+    count = int(np.count_nonzero(null >= statistic - tol))
+    if add_one:
+        return (1.0 + count) / (1.0 + null.size)
+    return count / null.size
+
+
+class CalibrationTestResult:
+    """Result of a calibration test (null hypothesis: the model is calibrated).
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic (its definition depends on ``method``; see the test's docstring).
+    pvalue : float
+        The p-value: small values are evidence of miscalibration. For the distribution-free
+        methods an upper bound on the p-value.
+    estimate : float
+        The estimate of the calibration error the test is built on (e.g. the unbiased SKCE).
+    method : str
+        The test that was run, e.g. ``"bootstrap"``.
+    n_samples : int
+        Number of samples tested.
+    n_resamples : int or None
+        Number of simulated draws of the null distribution (None for analytic nulls).
+    null_distribution : ndarray or None
+        The simulated null distribution of ``statistic`` (None for analytic nulls).
+    standard_error : float or None
+        Standard error of ``estimate`` (the block estimators' empirical one, the U-statistic's
+        from its Hoeffding decomposition), when the method provides one.
+    df : int or None
+        Degrees of freedom of a chi-squared null (the UCME test), else None.
+
+    Notes
+    -----
+    The object unpacks as ``statistic, pvalue = result``, as SciPy's results do.
+    """
+
+    def __init__(self, *, statistic, pvalue, estimate, method, n_samples, n_resamples=None,
+                 null_distribution=None, standard_error=None, df=None, interval=None,
+                 alternative="greater"):
+        self.statistic = float(statistic)
+        self.pvalue = float(pvalue)
+        self.estimate = float(estimate)
+        self.method = method
+        self.n_samples = int(n_samples)
+        self.n_resamples = None if n_resamples is None else int(n_resamples)
+        self.null_distribution = null_distribution
+        self._standard_error = standard_error
+        self.df = df
+        self.alternative = alternative
+        self._interval = interval
+
+    @property
+    def standard_error(self):
+        """Standard error of ``estimate`` (computed on first access where it needs another pass
+        over the data), or None if the method has none."""
+        se = self._standard_error
+        if callable(se):
+            se = self._standard_error = float(se())
+        return se
+
+    def confidence_interval(self, confidence_level=0.95, *, alternative="two-sided"):
+        """Confidence interval for the calibration error the test estimates.
+
+        The asymptotic normal interval ``estimate -/+ z * standard_error``, intersected with
+        ``[0, inf)`` (the squared error is non-negative). For the unbiased U-statistic it relies
+        on the non-degenerate normal limit and so is meant for miscalibrated models; near
+        calibration it is conservative-to-unreliable, prefer :func:`skce_ci` with
+        ``method="bootstrap"`` or a block estimator there.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            ``"greater"`` gives the one-sided interval ``(low, inf)`` (a lower confidence bound),
+            ``"less"`` the interval ``(0, high)``.
+
+        Returns
+        -------
+        ConfidenceInterval
+            Named tuple ``(low, high)``.
+
+        Raises
+        ------
+        ValueError
+            If the method has no interval (e.g. the distribution-free bounds).
+        """
+        check_confidence_level(confidence_level, alternative)
+        if self._interval is not None:
+            return self._interval(confidence_level, alternative)
+        se = self.standard_error
+        if se is None:
+            raise ValueError(
+                f"the {self.method!r} test has no confidence interval; use "
+                "skcalib.stats.skce_ci for an interval of the SKCE."
+            )
+        return normal_interval(self.estimate, se, confidence_level, alternative)
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return (self.statistic, self.pvalue)[index]
+
+    def __repr__(self):
+        parts = [f"statistic={self.statistic!r}", f"pvalue={self.pvalue!r}",
+                 f"estimate={self.estimate!r}", f"method={self.method!r}",
+                 f"n_samples={self.n_samples}"]
+        if self.n_resamples is not None:
+            parts.append(f"n_resamples={self.n_resamples}")
+        if self.df is not None:
+            parts.append(f"df={self.df}")
+        return f"CalibrationTestResult({', '.join(parts)})"
