@@ -44,7 +44,48 @@ from .distributions import Categorical
 from .metrics import calibration_error, mmce, skce, ucme
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
-           "predict_distribution"]
+           "predict_distribution", "skce_pvalue"]
+
+
+def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
+    """p-value of the SKCE test of "the model is calibrated" (:func:`skcalib.stats.skce_test`).
+
+    A metric for model selection: greater is better (a model whose miscalibration the data
+    cannot show scores near 1, a clearly miscalibrated one near 0). The default ``random_state=0``
+    makes it deterministic, so that a model search is reproducible.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, d)
+        Labels, or real targets for distribution predictions.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
+        Predicted probabilities or predictive distributions.
+    labels : array-like, default=None
+        All class labels (class probabilities only).
+    random_state : None, int or Generator, default=0
+        Seed of the test's resampling and of the median heuristic's subsampling.
+    **test_kwargs
+        Further options of :func:`skcalib.stats.skce_test` (``method``, ``kernel``, ...).
+
+    Returns
+    -------
+    float
+        The p-value, in (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import skce_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet([1, 1], size=200)
+    >>> y = (rng.random(200) < p[:, 1]).astype(int)
+    >>> skce_pvalue(y, p) == skce_pvalue(y, p)  # deterministic
+    True
+    """
+    from .stats import skce_test
+
+    return skce_test(y_true, y_pred, labels=labels, random_state=random_state,
+                     **test_kwargs).pvalue
 
 
 _METRICS = {
@@ -52,6 +93,7 @@ _METRICS = {
     "skce": skce,
     "mmce": mmce,
     "ucme": ucme,
+    "skce_pvalue": skce_pvalue,
 }
 
 
@@ -122,7 +164,7 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
 
     Parameters
     ----------
-    metric : {"calibration_error", "skce", "mmce", "ucme"} or callable
+    metric : {"calibration_error", "skce", "mmce", "ucme", "skce_pvalue"} or callable
         A metric of :mod:`skcalib.metrics` by name, or any function
         ``metric(y_true, y_proba, **kwargs)``.
     greater_is_better : bool, default=False
@@ -169,7 +211,13 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
     else:
         raise TypeError(f"metric must be a string or a callable; got {metric!r}.")
     if func in _METRICS.values():
-        params = inspect.signature(func).parameters
+        if func is skce_pvalue:
+            from .stats import skce_test
+
+            func_params = inspect.signature(skce_test).parameters
+        else:
+            func_params = inspect.signature(func).parameters
+        params = func_params
         unknown = sorted(set(metric_kwargs) - set(params))
         if unknown:
             raise TypeError(f"{name}() got unexpected keyword argument(s) {unknown}.")
@@ -197,6 +245,11 @@ _SCORERS = {
     "neg_ucme": ("ucme", {"random_state": 0}),
 }
 
+#: Scores from tests, greater is better (not negated): name -> (metric, fixed keyword arguments).
+_PVALUE_SCORERS = {
+    "skce_pvalue": ("skce_pvalue", {}),
+}
+
 #: Scorers that only apply to skcalib's calibration estimation functions.
 _ESTIMATION_SCORERS = ("neg_calibration_risk",)
 
@@ -218,6 +271,7 @@ def get_scorer_names():
     ``neg_maximum_mean_calibration_error``        ``neg_mmce``
     ``neg_unnormalized_calibration_mean_embedding``  ``neg_ucme``
     ``neg_calibration_risk``                      (estimation functions only)
+    ``skce_pvalue``                               p-value of the SKCE test (greater is better)
     ============================================  ===========================================
 
     Returns
@@ -233,7 +287,7 @@ def get_scorer_names():
     >>> "accuracy" in get_scorer_names()  # scikit-learn's names are not listed
     False
     """
-    return sorted(set(_SCORERS) | set(_ESTIMATION_SCORERS))
+    return sorted(set(_SCORERS) | set(_PVALUE_SCORERS) | set(_ESTIMATION_SCORERS))
 
 
 def get_scorer(scoring):
@@ -245,8 +299,10 @@ def get_scorer(scoring):
         A name of :func:`get_scorer_names` -- the binned errors ``neg_ece``, ``neg_rmsce``,
         ``neg_msce``, ``neg_mce``, the kernel errors ``neg_skce``, ``neg_skce_biased``,
         ``neg_mmce``, ``neg_ucme``, each also under its long name -- or
-        ``neg_calibration_risk``, or a scikit-learn scorer name. Callables are returned
-        unchanged.
+        ``neg_calibration_risk``, or ``skce_pvalue`` (the p-value of
+        :func:`skcalib.stats.skce_test` with ``random_state=0``, deterministic; greater is better,
+        so a search prefers models whose miscalibration the data cannot show), or a scikit-learn
+        scorer name. Callables are returned unchanged.
 
         ``neg_calibration_risk`` only scores the calibration estimation functions of
         :mod:`skcalib.estimation` (or a pipeline ending in one): the negated held-out risk of the
@@ -291,6 +347,9 @@ def get_scorer(scoring):
     if scoring in _SCORERS:
         metric, kwargs = _SCORERS[scoring]
         return make_calibration_scorer(metric, **kwargs)
+    if scoring in _PVALUE_SCORERS:
+        metric, kwargs = _PVALUE_SCORERS[scoring]
+        return make_calibration_scorer(metric, greater_is_better=True, **kwargs)
     try:
         return _sk_get_scorer(scoring)
     except ValueError:

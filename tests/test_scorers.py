@@ -193,12 +193,13 @@ def test_lazy_submodules():
     import sys
 
     code = ("import sys, skcalib; "
-            "lazy = ['skcalib.recalibration', 'skcalib.estimation']; "
+            "lazy = ['skcalib.recalibration', 'skcalib.estimation', 'skcalib.stats']; "
             "assert not [m for m in lazy if m in sys.modules], 'loaded eagerly'; "
             "assert {'recalibration', 'estimation', 'datasets'} <= set(dir(skcalib)); "
             "assert {'recalibration', 'estimation'} <= set(skcalib.__all__); "
             "assert skcalib.recalibration.TemperatureScaling; "
             "assert skcalib.estimation.CalibrationErrorCV; "
+            "assert skcalib.stats.skce_test; "
             "assert 'skcalib.recalibration' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
     import skcalib
@@ -207,3 +208,54 @@ def test_lazy_submodules():
         assert getattr(skcalib, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         skcalib.nope
+
+
+# --------------------------------------------------------------------------------------------
+# skce_pvalue: a scorer from a test (greater is better, deterministic)
+
+
+def test_skce_pvalue_scorer_is_the_test_pvalue_and_deterministic(iris):
+    from skcalib.stats import skce_test
+
+    X, y = iris
+    model = _model().fit(X, y)
+    scorer = get_scorer("skce_pvalue")
+    assert "skce_pvalue" in get_scorer_names()
+    P = model.predict_proba(X)
+    expected = skce_test(y, P, labels=model.classes_, random_state=0).pvalue
+    assert scorer(model, X, y) == expected == scorer(model, X, y)
+    assert 0 < expected <= 1
+
+
+def test_skce_pvalue_prefers_the_calibrated_model_in_a_search():
+    """A search over C: the strongly regularised model (predictions pulled to 1/2) is rejected by
+    the test (p at its floor) and loses against the well-fitted one."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(600, random_state=0)
+    search = GridSearchCV(LogisticRegression(), {"C": [1e-3, 1.0]}, cv=3,
+                          scoring=get_scorer("skce_pvalue")).fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[0] < 0.01 < scores[1]
+    assert search.best_params_ == {"C": 1.0}
+    again = GridSearchCV(LogisticRegression(), {"C": [1e-3, 1.0]}, cv=3,
+                         scoring=get_scorer("skce_pvalue")).fit(X, y)
+    assert_allclose(again.cv_results_["mean_test_score"], scores, rtol=0, atol=0)
+
+
+def test_skce_pvalue_scorer_on_a_regressor_and_options():
+    from sklearn.linear_model import BayesianRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = X @ [1.0, -1.0] + rng.normal(scale=0.5, size=300)
+    model = BayesianRidge().fit(X, y)
+    p = get_scorer("skce_pvalue")(model, X, y)
+    assert 0 < p <= 1
+    scorer = make_calibration_scorer("skce_pvalue", greater_is_better=True, method="block")
+    assert repr(scorer) == "make_calibration_scorer(skce_pvalue, method='block')"
+    assert 0 < scorer(model, X, y) <= 1
+    with pytest.raises(TypeError, match="unexpected keyword.*foo"):
+        make_calibration_scorer("skce_pvalue", greater_is_better=True, foo=1)
+    with pytest.raises(ValueError, match="skce_pvalue does not support sample_weight"):
+        get_scorer("skce_pvalue")(model, X, y, sample_weight=np.ones(300))
