@@ -21,7 +21,15 @@ _ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 class ConfidenceInterval(NamedTuple):
-    """A confidence interval ``(low, high)`` (SciPy's convention: a named tuple)."""
+    """A confidence interval ``(low, high)`` (SciPy's convention: a named tuple).
+
+    Parameters
+    ----------
+    low : float
+        Lower end (0 or more for a squared error).
+    high : float
+        Upper end (``inf`` for a one-sided lower bound).
+    """
 
     low: float
     high: float
@@ -74,7 +82,9 @@ def resampling_pvalue(null, statistic, add_one=True):
 class CalibrationTestResult:
     """Result of a calibration test (null hypothesis: the model is calibrated).
 
-    Attributes
+    Built by the tests of :mod:`skcalib.stats`; its parameters are also its attributes.
+
+    Parameters
     ----------
     statistic : float
         The test statistic (its definition depends on ``method``; see the test's docstring).
@@ -87,19 +97,37 @@ class CalibrationTestResult:
         The test that was run, e.g. ``"bootstrap"``.
     n_samples : int
         Number of samples tested.
-    n_resamples : int or None
+    n_resamples : int, default=None
         Number of simulated draws of the null distribution (None for analytic nulls).
-    null_distribution : ndarray or None
+    null_distribution : ndarray, default=None
         The simulated null distribution of ``statistic`` (None for analytic nulls).
-    standard_error : float or None
+    standard_error : float or callable, default=None
         Standard error of ``estimate`` (the block estimators' empirical one, the U-statistic's
-        from its Hoeffding decomposition), when the method provides one.
-    df : int or None
-        Degrees of freedom of a chi-squared null (the UCME test), else None.
+        from its Hoeffding decomposition), or a callable computing it on first access; None if
+        the method has none.
+    df : int, default=None
+        Degrees of freedom of a chi-squared null (the UCME test).
+    interval : callable, default=None
+        ``interval(confidence_level, alternative) -> ConfidenceInterval`` for methods whose
+        interval is not the normal one (the distribution-free bounds).
+    alternative : str, default="greater"
+        The alternative of the test: every calibration test is right-tailed (large errors
+        reject).
 
     Notes
     -----
     The object unpacks as ``statistic, pvalue = result``, as SciPy's results do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.stats import skce_test
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.dirichlet([1, 1], size=100)
+    >>> y = (rng.random(100) < p[:, 1]).astype(int)
+    >>> statistic, pvalue = skce_test(y, p, method="block", block_size="sqrt")
+    >>> bool(0 < pvalue < 1)
+    True
     """
 
     def __init__(self, *, statistic, pvalue, estimate, method, n_samples, n_resamples=None,
