@@ -13,7 +13,18 @@ The calibration errors and scorers are imported with the package. The submodules
 
 import importlib
 
-from .metrics import MMCE, SKCE, UCME, CalibrationError, calibration_error, mmce, skce, ucme
+from .metrics import (
+    MMCE,
+    SKCE,
+    UCME,
+    CalibrationError,
+    calibration_error,
+    klce,
+    local_calibration_bias,
+    mmce,
+    skce,
+    ucme,
+)
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
 
 __version__ = "0.1.0.dev0"
@@ -35,6 +46,8 @@ __all__ = [
     "skce",
     "mmce",
     "ucme",
+    "klce",
+    "local_calibration_bias",
     "CalibrationError",
     "SKCE",
     "MMCE",

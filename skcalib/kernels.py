@@ -957,3 +957,40 @@ class _PreparedWasserstein:
             ii, jj = np.arange(n)[i], np.arange(n)[j]
             D2 = self._scale_squared(self.dist._w2_squared(ii, self.dist, jj))
         return self._finish(np.asarray(D2, dtype=np.float64))
+
+
+class ProductPrepared:
+    """Product ``k1(u_i, u_j) * k2(v_i, v_j)`` of two prepared kernels on the same samples (e.g. a
+    kernel on predictions times a kernel on audit features, for the local calibration error).
+
+    Parameters
+    ----------
+    first, second : prepared kernels
+        Prepared on the same number of rows (``Kernel._prepare``).
+    """
+
+    def __init__(self, first, second):
+        self.first = first
+        self.second = second
+
+    def like(self, first_rows, second_rows):
+        """The product kernel prepared on other rows (for evaluation points)."""
+        return ProductPrepared(self.first.like(first_rows), self.second.like(second_rows))
+
+    def block(self, a, b, other=None):
+        """Kernel values between rows ``a`` of self and rows ``b`` of ``other`` (default self)."""
+        if other is None:
+            K = self.first.block(a, b)
+            K *= self.second.block(a, b)
+            return K
+        K = self.first.block(a, b, other.first)
+        K *= self.second.block(a, b, other.second)
+        return K
+
+    def pairs(self, i, j):
+        """Kernel values for matching index arrays or slices."""
+        return self.first.pairs(i, j) * self.second.pairs(i, j)
+
+    def diag(self, a):
+        """``k(x_i, x_i)`` for rows ``a``."""
+        return self.first.diag(a) * self.second.diag(a)
