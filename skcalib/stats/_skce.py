@@ -113,17 +113,20 @@ class _Problem:
                                                random_state=self.rng)
 
 
-def _check_block_size(block_size, n):
-    """``block_size`` (an int >= 2 or ``"sqrt"``) -> int, with at least two blocks."""
+def _check_block_size(block_size, n, min_blocks=2):
+    """``block_size`` (an int >= 2 or ``"sqrt"``) -> int, with at least ``min_blocks`` blocks
+    (two for the block test's standard error, one for the distribution-free bound)."""
     if isinstance(block_size, str):
         check_option(block_size, "block_size", ("sqrt",))
         B = max(2, math.isqrt(n))
     else:
         B = int(check_scalar_param(block_size, "block_size", min_val=2))
-    if n // B < 2:
+    if n // B < min_blocks:
+        what = "the block test needs at least 2 blocks" if min_blocks == 2 else \
+            "the block estimator needs a full block"
         raise ValueError(
-            f"the block test needs at least 2 blocks: n_samples={n} and block_size={B} give "
-            f"{n // B}; use a smaller block_size or more samples."
+            f"{what}: n_samples={n} and block_size={B} give {n // B}; use a smaller block_size "
+            "or more samples."
         )
     return B
 
@@ -243,6 +246,25 @@ def _positive(lam):
     return lam[lam > max(top, 0.0) * 1e-12] if top > 0 else lam[:0]
 
 
+def _dense(term, chunk_size):
+    """The ``n x n`` matrix of ``h`` built tile by tile (tiles on and above the diagonal, mirrored),
+    so that terms with large per-pair work (full covariances) stay within their tile budget."""
+    n = term.n_samples
+    T = _pairwise._chunk_size(chunk_size)
+    H = np.empty((n, n))
+    for a0 in range(0, n, T):
+        a = slice(a0, min(a0 + T, n))
+        for b0 in range(a0, n, T):
+            b = slice(b0, min(b0 + T, n))
+            tile = term.block(a, b)
+            H[a, b] = tile
+            if b0 != a0:
+                H[b, a] = tile.T
+        H[a, a] = 0.5 * (H[a, a] + H[a, a].T)
+    H[np.diag_indices(n)] = _pairwise.diagonal(term, chunk_size=T)
+    return H
+
+
 def _spectral_exact(term, n_resamples, rng, add_one, chunk_size, n_jobs):
     n = term.n_samples
     if n > EXACT_SPECTRAL_MAX:
@@ -251,7 +273,7 @@ def _spectral_exact(term, n_resamples, rng, add_one, chunk_size, n_jobs):
             f"{EXACT_SPECTRAL_MAX}. Pass n_landmarks (e.g. 500) for the Nyström spectral test, "
             "which needs no n x n matrix."
         )
-    H = _pairwise.dense_matrix(term)
+    H = _dense(term, chunk_size)
     diag = H.diagonal().copy()
     rows_all = H.sum(axis=1)
     total = float(rows_all.sum() - diag.sum())
@@ -301,7 +323,13 @@ def _gamma_test(term, chunk_size, n_jobs):
     var = 2.0 * (n - 1.0) / n * mean_sq
     if mean > 0 and var > 0:
         p = float(_sps.gamma.sf(stat, mean * mean / var, scale=var / mean))
+    elif stat <= mean:
+        # h = 0 off the diagonal (e.g. a perfect classifier): the null is a point mass at the
+        # mean and the statistic does not exceed it.
+        p = 1.0
     else:
+        warnings.warn("the pair terms have no variance: the Gamma approximation is undefined "
+                      "(pvalue=nan).", RuntimeWarning, stacklevel=3)
         p = float("nan")
     return CalibrationTestResult(statistic=stat, pvalue=p, estimate=U, method="gamma",
                                  n_samples=n, standard_error=se)
@@ -475,6 +503,14 @@ default="auto"
     of miscalibration; a large one means the data do not show miscalibration (not that the model
     is calibrated).
 
+    The unbiased SKCE of a calibrated model is negative about half of the time; the tests take
+    this into account (a negative estimate simply gives a large p-value).
+
+    There is no ``sample_weight``: every null distribution here assumes independent, identically
+    distributed samples (repeat rows to express frequency weights). Blocks (``"block"``) are
+    consecutive samples in data order, so shuffle data sorted by anything related to the
+    predictions first.
+
     References
     ----------
     D. Widmann, F. Lindsten, D. Zachariah. Calibration tests in multi-class classification: a
@@ -516,7 +552,7 @@ default="auto"
         B = _check_block_size(block_size, n)
         return _block_test(problem.term(), B, chunk, n_jobs)
     if method == "distribution_free":
-        B = _check_block_size(block_size, n) if estimator == "block" else None
+        B = _check_block_size(block_size, n, min_blocks=1) if estimator == "block" else None
         return _distribution_free(problem.term(), estimator, B, chunk, n_jobs)
     if method == "gamma":
         return _gamma_test(problem.term(), chunk, n_jobs)
