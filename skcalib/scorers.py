@@ -36,15 +36,17 @@ falls back to scikit-learn's names)::
 
 import inspect
 
+import numpy as np
+
 from sklearn.metrics import get_scorer as _sk_get_scorer
 
 from ._validation import check_bool
 from ._predictions import predict_distribution
 from .distributions import Categorical
-from .metrics import calibration_error, mmce, skce, ucme
+from .metrics import calibration_error, klce, mmce, skce, ucme
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
-           "predict_distribution", "skce_pvalue"]
+           "predict_distribution", "skce_pvalue", "KLCEScorer", "make_klce_scorer"]
 
 
 def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
@@ -260,19 +262,19 @@ def get_scorer_names():
     Only skcalib's own names are listed; scikit-learn's stay available through
     :func:`sklearn.metrics.get_scorer_names`, and :func:`get_scorer` accepts them too.
 
-    ============================================  ===========================================
-    long name                                     short alias
-    ============================================  ===========================================
-    ``neg_expected_calibration_error``            ``neg_ece`` (also ``neg_l1_calibration_error``)
-    ``neg_l2_calibration_error``                  ``neg_rmsce``
-    ``neg_l2_squared_calibration_error``          ``neg_msce``
-    ``neg_max_calibration_error``                 ``neg_mce``
-    ``neg_squared_kernel_calibration_error``      ``neg_skce`` (``neg_skce_biased``: biased)
-    ``neg_maximum_mean_calibration_error``        ``neg_mmce``
+    ===============================================  =============================================
+    long name                                        short alias
+    ===============================================  =============================================
+    ``neg_expected_calibration_error``               ``neg_ece`` (also ``neg_l1_calibration_error``)
+    ``neg_l2_calibration_error``                     ``neg_rmsce``
+    ``neg_l2_squared_calibration_error``             ``neg_msce``
+    ``neg_max_calibration_error``                    ``neg_mce``
+    ``neg_squared_kernel_calibration_error``         ``neg_skce`` (``neg_skce_biased``: biased)
+    ``neg_maximum_mean_calibration_error``           ``neg_mmce``
     ``neg_unnormalized_calibration_mean_embedding``  ``neg_ucme``
-    ``neg_calibration_risk``                      (estimation functions only)
-    ``skce_pvalue``                               p-value of the SKCE test (greater is better)
-    ============================================  ===========================================
+    ``neg_calibration_risk``                         (estimation functions only)
+    ``skce_pvalue``                                  p-value of the SKCE test (greater is better)
+    ===============================================  =============================================
 
     Returns
     -------
@@ -287,7 +289,8 @@ def get_scorer_names():
     >>> "accuracy" in get_scorer_names()  # scikit-learn's names are not listed
     False
     """
-    return sorted(set(_SCORERS) | set(_PVALUE_SCORERS) | set(_ESTIMATION_SCORERS))
+    return sorted(set(_SCORERS) | set(_PVALUE_SCORERS) | set(_ESTIMATION_SCORERS)
+                  | {"neg_klce", "neg_kernel_local_calibration_error"})
 
 
 def get_scorer(scoring):
@@ -347,6 +350,8 @@ def get_scorer(scoring):
     if scoring in _SCORERS:
         metric, kwargs = _SCORERS[scoring]
         return make_calibration_scorer(metric, **kwargs)
+    if scoring in ("neg_klce", "neg_kernel_local_calibration_error"):
+        return make_klce_scorer()
     if scoring in _PVALUE_SCORERS:
         metric, kwargs = _PVALUE_SCORERS[scoring]
         return make_calibration_scorer(metric, greater_is_better=True, **kwargs)
@@ -357,3 +362,168 @@ def get_scorer(scoring):
             f"scoring={scoring!r} is neither a skcalib scorer (skcalib.get_scorer_names()) nor a "
             "scikit-learn one (sklearn.metrics.get_scorer_names())."
         ) from None
+
+
+# --------------------------------------------------------------------------------------------
+# KLCE: a scorer with audit features
+
+
+class KLCEScorer:
+    """Scorer of the local calibration error :func:`skcalib.klce` on audit features.
+
+    The audit features come from, in this order: the ``audit_features`` argument of the call
+    (routed by scikit-learn's metadata routing from ``fit(..., audit_features=A)`` of
+    :class:`~sklearn.model_selection.GridSearchCV` or :func:`~sklearn.model_selection.
+    cross_validate` when ``sklearn.set_config(enable_metadata_routing=True)``; the scorer
+    requests it), or the columns ``audit_columns`` of ``X`` (names of a DataFrame's columns or
+    integer positions; None is every column of ``X``). Build it with :func:`make_klce_scorer`.
+
+    Parameters
+    ----------
+    audit_columns : list of str or int, default=None
+        Columns of ``X`` used as audit features when none are routed.
+    sign : {1, -1}, default=-1
+        ``-1`` negates the error (greater is better).
+    kwargs : dict, default=None
+        Fixed keyword arguments of :func:`skcalib.klce`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skcalib.scorers import make_klce_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = (rng.random(300) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+    >>> model = LogisticRegression().fit(X, y)
+    >>> scorer = make_klce_scorer(audit_columns=[2])  # audit on the third column
+    >>> isinstance(scorer(model, X, y), float)
+    True
+    """
+
+    def __init__(self, audit_columns=None, sign=-1, kwargs=None):
+        self.audit_columns = audit_columns
+        self._sign = sign
+        self._kwargs = dict(kwargs or {})
+
+    def _audit(self, X):
+        cols = self.audit_columns
+        if hasattr(X, "iloc"):  # DataFrame
+            if cols is None:
+                return X.to_numpy()
+            if all(isinstance(c, str) for c in cols):
+                missing = [c for c in cols if c not in X.columns]
+                if missing:
+                    raise ValueError(f"audit_columns {missing} are not columns of X.")
+                return X[list(cols)].to_numpy()
+            return X.iloc[:, list(cols)].to_numpy()
+        A = np.asarray(X)
+        if A.ndim == 1:
+            A = A[:, None]
+        if cols is None:
+            return A
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in cols):
+            raise ValueError("audit_columns must be integer positions when X is not a DataFrame; "
+                             f"got {list(cols)!r}.")
+        bad = [c for c in cols if not -A.shape[1] <= c < A.shape[1]]
+        if bad:
+            raise ValueError(f"audit_columns {bad} are out of range for X with {A.shape[1]} "
+                             "columns.")
+        return A[:, list(cols)]
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, audit_features=None):
+        """Score ``estimator`` on ``(X, y_true)``; greater is better.
+
+        Parameters
+        ----------
+        estimator : classifier
+            Fitted classifier with ``predict_proba``.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Model inputs (and the audit columns, if none are routed).
+        y_true : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights of the KLCE.
+        audit_features : array-like of shape (n_samples, n_audit), default=None
+            Routed audit features; take precedence over ``audit_columns``.
+
+        Returns
+        -------
+        float
+        """
+        pred = predict_distribution(estimator, X)
+        if not isinstance(pred, Categorical):
+            raise TypeError("the KLCE scores classifiers (predict_proba); got "
+                            f"{type(estimator).__name__}.")
+        A = self._audit(X) if audit_features is None else audit_features
+        kwargs = dict(self._kwargs)
+        kwargs.setdefault("labels", pred.classes)
+        return self._sign * klce(y_true, pred.probs, A, sample_weight=sample_weight, **kwargs)
+
+    def get_metadata_routing(self):
+        """Metadata routing of the scorer: it requests ``audit_features`` (and accepts
+        ``sample_weight``).
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRequest
+        """
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        request.score.add_request(param="audit_features", alias=True)
+        return request
+
+    def __repr__(self):
+        args = [f"audit_columns={self.audit_columns!r}"] if self.audit_columns is not None else []
+        args += [f"{k}={v!r}" for k, v in self._kwargs.items()]
+        return f"make_klce_scorer({', '.join(args)})"
+
+
+def make_klce_scorer(audit_columns=None, **klce_kwargs):
+    """Scorer of the negated local calibration error :func:`skcalib.klce` (greater is better).
+
+    Parameters
+    ----------
+    audit_columns : list of str or int, default=None
+        Columns of ``X`` that are the audit features when none are routed (DataFrame column names
+        or integer positions; None is all of ``X``). Audit features the model must not see go in
+        ``X`` next to the model's inputs, with a column selector (e.g. a ``ColumnTransformer``)
+        in front of the model -- or through metadata routing as ``audit_features`` (see
+        :class:`KLCEScorer`).
+    **klce_kwargs
+        Fixed keyword arguments of :func:`skcalib.klce` (``kernel``, ``feature_kernel``, ...).
+
+    Returns
+    -------
+    KLCEScorer
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.compose import make_column_transformer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skcalib.scorers import make_klce_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))  # columns 0, 1: model inputs; column 2: audit feature
+    >>> y = (rng.random(300) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+    >>> model = make_pipeline(make_column_transformer(("passthrough", [0, 1])),
+    ...                       LogisticRegression())
+    >>> scores = cross_val_score(model, X, y, cv=3, scoring=make_klce_scorer(audit_columns=[2]))
+    >>> scores.shape
+    (3,)
+    """
+    if audit_columns is not None:
+        if isinstance(audit_columns, (str, int, np.integer)):
+            audit_columns = [audit_columns]
+        audit_columns = list(audit_columns)
+        if not audit_columns:
+            raise ValueError("audit_columns must name at least one column (or be None).")
+    params = inspect.signature(klce).parameters
+    unknown = sorted(set(klce_kwargs) - set(params) | ({"y_true", "y_proba", "X"}
+                                                       & set(klce_kwargs)))
+    if unknown:
+        raise TypeError(f"klce() got unexpected keyword argument(s) {unknown}.")
+    return KLCEScorer(audit_columns, sign=-1, kwargs=klce_kwargs)

@@ -259,3 +259,67 @@ def test_skce_pvalue_scorer_on_a_regressor_and_options():
         make_calibration_scorer("skce_pvalue", greater_is_better=True, foo=1)
     with pytest.raises(ValueError, match="skce_pvalue does not support sample_weight"):
         get_scorer("skce_pvalue")(model, X, y, sample_weight=np.ones(300))
+
+
+# --------------------------------------------------------------------------------------------
+# neg_klce: audit features by column selection or metadata routing
+
+
+def _audit_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (rng.random(n) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+    return X, y, rng.normal(size=(n, 2))
+
+
+def test_neg_klce_scorer_column_selection():
+    import pandas as pd
+
+    from skcalib import klce
+    from skcalib.scorers import make_klce_scorer
+
+    X, y, _ = _audit_data()
+    model = LogisticRegression().fit(X, y)
+    P = model.predict_proba(X)
+    assert "neg_klce" in get_scorer_names()
+    assert_allclose(get_scorer("neg_klce")(model, X, y), -klce(y, P, X), rtol=1e-12)
+    assert_allclose(make_klce_scorer(audit_columns=[2])(model, X, y), -klce(y, P, X[:, 2]),
+                    rtol=1e-12)
+    df = pd.DataFrame(X, columns=["a", "b", "age"])
+    model_df = LogisticRegression().fit(df, y)
+    assert_allclose(make_klce_scorer(audit_columns=["age"])(model_df, df, y),
+                    -klce(y, model_df.predict_proba(df), X[:, 2]), rtol=1e-12)
+    w = np.linspace(0.5, 2, 300)
+    assert_allclose(get_scorer("neg_klce")(model, X, y, sample_weight=w),
+                    -klce(y, P, X, sample_weight=w), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"audit_columns \['nope'\] are not columns of X"):
+        make_klce_scorer(audit_columns=["nope"])(model_df, df, y)
+    with pytest.raises(ValueError, match="out of range"):
+        make_klce_scorer(audit_columns=[5])(model, X, y)
+    with pytest.raises(ValueError, match="integer positions"):
+        make_klce_scorer(audit_columns=["age"])(model, X, y)
+    with pytest.raises(TypeError, match="unexpected keyword.*foo"):
+        make_klce_scorer(foo=1)
+    with pytest.raises(ValueError, match="at least one column"):
+        make_klce_scorer(audit_columns=[])
+
+
+def test_neg_klce_scorer_metadata_routing_splits_the_audit_features_with_the_folds():
+    import sklearn
+
+    from skcalib import klce
+    from skcalib.scorers import make_klce_scorer
+
+    X, y, A = _audit_data()
+    cv = KFold(3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scores = cross_val_score(LogisticRegression(), X, y, cv=cv, scoring=make_klce_scorer(),
+                                 params={"audit_features": A})
+        search = GridSearchCV(LogisticRegression(), {"C": [0.01, 1.0]}, cv=cv,
+                              scoring=make_klce_scorer()).fit(X, y, audit_features=A)
+    expected = []
+    for train, test in cv.split(X):
+        m = LogisticRegression().fit(X[train], y[train])
+        expected.append(-klce(y[test], m.predict_proba(X[test]), A[test], labels=m.classes_))
+    assert_allclose(scores, expected, rtol=1e-12)
+    assert_allclose(search.cv_results_["mean_test_score"][1], np.mean(expected), rtol=1e-12)
