@@ -242,21 +242,19 @@ def draw_distribution_test_locations(dist, n_locations, random_state=None):
 
 
 def ucme_distribution(y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
-                      *, random_state=None, n_mc_samples=100, chunk_size=None,
-                      sample_weight=None, contributions=True):
-    """Validate, resolve the kernel and the test locations, and return ``(UCME^2, contributions)``
-    (contributions None if ``contributions=False``).
-
-    ``sample_weight`` (validated, e.g. by ``check_sample_weight``) makes the mean witness a
-    weighted mean (see :func:`ucme_distribution_value`)."""
+                      *, random_state=None, n_mc_samples=100, chunk_size=None):
+    """Validate, resolve the kernel and the test locations, and return ``(chunks, J)``: the row
+    chunks of the ``n x J`` witness matrix (see :func:`ucme_distribution_witness`), which
+    :func:`skcalib.ucme` reduces to the value and :func:`skcalib.stats.ucme_test` to the
+    Hotelling statistic."""
     rng = check_rng(random_state)
     y = check_targets(y_true, y_pred)
     k = resolve_regression_kernel(kernel, y_pred, rng if random_state is not None else None)
     test_P, test_y = resolve_distribution_test_locations(y_pred, test_predictions, test_targets,
                                                          n_test_locations, rng)
-    return ucme_distribution_value(y_pred, y, k, test_P, test_y, n_mc_samples=n_mc_samples,
-                                   random_state=rng, chunk_size=chunk_size,
-                                   sample_weight=sample_weight, contributions=contributions)
+    chunks = ucme_distribution_witness(y_pred, y, k, test_P, test_y, n_mc_samples=n_mc_samples,
+                                       random_state=rng, chunk_size=chunk_size)
+    return chunks, test_P.n_samples
 
 
 def resolve_distribution_test_locations(y_pred, test_predictions, test_targets,
@@ -279,15 +277,13 @@ def resolve_distribution_test_locations(y_pred, test_predictions, test_targets,
     return test_P, np.array(test_y, copy=True)
 
 
-def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100,
-                            random_state=None, chunk_size=None, sample_weight=None,
-                            contributions=True):
-    """``UCME^2`` and per-sample contributions for distribution predictions (None, streaming in
-    memory ``O(chunk J)``, if ``contributions=False``).
-
-    With ``sample_weight`` the mean witness is ``sum_i w_i W_ij / sum_i w_i`` and the
-    contributions' weighted mean is the value."""
-    from .._pairwise import _chunk_size, witness_statistic
+def ucme_distribution_witness(dist, y, kernel, test_P, test_y, *, n_mc_samples=100,
+                              random_state=None, chunk_size=None):
+    """Row chunks ``(rows, W[rows])`` of the witness matrix
+    ``W[i, j] = k_P(p_i, t_j) [k_Y(t^Y_j, y_i) - e1(p_i, t^Y_j)]`` of distribution predictions, as
+    a generator (memory ``O(chunk J)``); the target ops (and the Monte-Carlo fallback's draws) are
+    made before it is returned."""
+    from .._pairwise import _chunk_size
 
     ops = target_ops(dist, y, kernel.target_kernel, n_mc_samples=n_mc_samples,
                      random_state=random_state)
@@ -298,6 +294,21 @@ def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100
     tY = ops.targets(test_y)
     n, J = dist.n_samples, test_P.n_samples
     T = _chunk_size(chunk_size or preferred_chunk_size(dist))
-    chunks = ((a, ops.witness(prep.log_block(a, slice(0, J), prep_t), a, tY))
-              for a in (slice(s, min(s + T, n)) for s in range(0, n, T)))
-    return witness_statistic(chunks, n, J, weights=sample_weight, contributions=contributions)
+    return ((a, ops.witness(prep.log_block(a, slice(0, J), prep_t), a, tY))
+            for a in (slice(s, min(s + T, n)) for s in range(0, n, T)))
+
+
+def ucme_distribution_value(dist, y, kernel, test_P, test_y, *, n_mc_samples=100,
+                            random_state=None, chunk_size=None, sample_weight=None,
+                            contributions=True):
+    """``UCME^2`` and per-sample contributions for distribution predictions (None, streaming in
+    memory ``O(chunk J)``, if ``contributions=False``).
+
+    With ``sample_weight`` the mean witness is ``sum_i w_i W_ij / sum_i w_i`` and the
+    contributions' weighted mean is the value."""
+    from .._pairwise import witness_statistic
+
+    chunks = ucme_distribution_witness(dist, y, kernel, test_P, test_y, n_mc_samples=n_mc_samples,
+                                       random_state=random_state, chunk_size=chunk_size)
+    return witness_statistic(chunks, dist.n_samples, test_P.n_samples, weights=sample_weight,
+                             contributions=contributions)

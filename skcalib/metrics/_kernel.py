@@ -599,21 +599,41 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
     """
     check_ucme_params(n_test_locations=n_test_locations, random_state=random_state,
                       n_mc_samples=n_mc_samples, chunk_size=chunk_size)
+    chunks, n, J, w = ucme_witness_chunks(
+        y_true, y_pred, kernel=kernel, test_predictions=test_predictions,
+        test_targets=test_targets, n_test_locations=n_test_locations, labels=labels,
+        pos_label=pos_label, random_state=random_state, n_mc_samples=n_mc_samples,
+        chunk_size=chunk_size, sample_weight=sample_weight,
+    )
+    return _pairwise.witness_statistic(chunks, n, J, weights=w, contributions=False)[0]
+
+
+def ucme_witness_chunks(y_true, y_pred, *, kernel=None, test_predictions=None,
+                        test_targets=None, n_test_locations=10, labels=None, pos_label=None,
+                        random_state=None, n_mc_samples=100, chunk_size=None,
+                        sample_weight=None):
+    """Validate the data of :func:`ucme` (its options are checked by :func:`check_ucme_params`),
+    resolve the test locations and the kernel, and return ``(chunks, n_samples, J, weights)``:
+    a generator of row chunks ``(rows, W[rows])`` of the ``n x J`` witness matrix (class
+    probabilities: :func:`ucme_witness`; distributions: ``ucme_distribution_witness``) and the
+    validated ``sample_weight``. Shared by :func:`ucme` and :func:`skcalib.stats.ucme_test`, so
+    that both see the same witness for the same ``random_state``."""
     if is_regression_prediction(y_pred):
         check_no_class_options(labels, pos_label, "y_pred", y_pred)
         w = check_weights(sample_weight, y_pred.n_samples)
-        return _distribution.ucme_distribution(
+        chunks, J = _distribution.ucme_distribution(
             y_true, y_pred, kernel, test_predictions, test_targets, n_test_locations,
             random_state=random_state, n_mc_samples=n_mc_samples, chunk_size=chunk_size,
-            sample_weight=w, contributions=False,
-        )[0]
+        )
+        return chunks, y_pred.n_samples, J, w
     data = check_labels_and_probabilities(y_true, y_pred, labels=labels, pos_label=pos_label,
                                           prob_name="y_pred")
     w = check_weights(sample_weight, data.n_samples)
     test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
                                             n_test_locations, pos_label, random_state)
     k = resolve_kernel(kernel, data.probs, random_state)
-    return ucme_value(data, k, test_P, test_y, chunk_size=chunk_size, sample_weight=w)
+    chunks = ucme_witness(data, k, test_P, test_y, chunk_size=chunk_size)
+    return chunks, data.n_samples, test_P.shape[0], w
 
 
 def check_ucme_params(*, n_test_locations=10, random_state=None, n_mc_samples=100,

@@ -7,18 +7,25 @@ miscalibration; a large one says the data do not show it.
   Gamma and distribution-free), for classifiers and predictive distributions;
 * :func:`skce_ci` -- confidence intervals for the SKCE;
 * :func:`ucme_test` -- the calibration-mean-embedding (Hotelling) test;
+* :func:`klce_test` -- local calibration on audit features (the KLCE test);
 * :func:`consistency_test` -- consistency resampling and the conditional Monte-Carlo test for any
   metric (ECE included).
 
 Results are :class:`CalibrationTestResult` objects, in the style of SciPy's.
 """
 
+from ._consistency import consistency_test
+from ._klce import klce_test
 from ._result import CalibrationTestResult, ConfidenceInterval
 from ._skce import SKCEInterval, skce_ci, skce_test
+from ._ucme import ucme_test
 
 __all__ = [
     "skce_test",
     "skce_ci",
+    "ucme_test",
+    "consistency_test",
+    "klce_test",
     "CalibrationTestResult",
     "ConfidenceInterval",
     "SKCEInterval",
