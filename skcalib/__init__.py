@@ -36,6 +36,7 @@ _SUBMODULES = (
     "estimation",
     "kernels",
     "metrics",
+    "plotting",
     "recalibration",
     "scorers",
     "stats",
