@@ -192,7 +192,7 @@ print(f"TCE = sqrt(max(est, 0)) {np.sqrt(max(est, 0.0)):.4f}")
 # (``benchmarks/bench_estimation_bias.py``). ``summary()`` above ends with this note. For an
 # *unbiased* estimate of a squared kernel calibration error use :func:`skcalib.skce`; for a
 # *verdict* on whether the model is calibrated, the SKCE tests of ``skcalib.stats``
-# (forthcoming).
+# (:func:`skcalib.stats.skce_test`; ``examples/plot_calibration_tests.py``).
 
 print(f"total SE {cv.total_standard_error_:.6f}: covers the estimate's variability, not its "
       f"bias")

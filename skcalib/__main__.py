@@ -2,7 +2,8 @@
 
 The demo fits a classifier on a dataset that ships with scikit-learn and prints its calibration
 errors on a held-out split, before and after nothing more than choosing a different model -- the
-main job of the package: one number for "how miscalibrated", several ways.
+main job of the package: one number for "how miscalibrated", several ways -- and, beside the
+SKCE, the p-value of the SKCE test of "the model is calibrated" (:func:`skcalib.stats.skce_test`).
 """
 
 import argparse
@@ -19,7 +20,8 @@ def _demo(args):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from . import calibration_error, mmce, skce, ucme
+    from . import calibration_error, mmce, ucme
+    from .stats import skce_test
 
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(
@@ -33,7 +35,7 @@ def _demo(args):
     print(f"digits: {X_train.shape[0]} training and {X_test.shape[0]} test samples, "
           f"{len(np.unique(y))} classes\n")
     header = (f"{'model':<22}{'accuracy':>9}{'ECE':>8}{'L2-CE':>8}{'MCE':>8}{'classw.':>8}"
-              f"{'SKCE':>11}{'MMCE':>8}{'UCME':>10}")
+              f"{'SKCE':>11}{'p-value':>9}{'MMCE':>8}{'UCME':>10}")
     print(header)
     print("-" * len(header))
     for name, model in models.items():
@@ -47,16 +49,21 @@ def _demo(args):
             calibration_error(y_test, P, norm="max", labels=labels),
             calibration_error(y_test, P, mode="classwise", labels=labels),
         ]
-        s = skce(y_test, P, labels=labels)
+        # The bootstrap test (1000 resamples) of the unbiased SKCE; its estimate is skce(...).
+        test = skce_test(y_test, P, labels=labels, method="bootstrap",
+                         random_state=args.random_state)
         m = mmce(y_test, P, labels=labels)
         u = ucme(y_test, P, labels=labels, random_state=args.random_state)
         print(f"{name:<22}{acc:>9.3f}" + "".join(f"{v:>8.4f}" for v in row)
-              + f"{s:>11.2e}{m:>8.4f}{u:>10.2e}")
+              + f"{test.estimate:>11.2e}{test.pvalue:>9.3f}{m:>8.4f}{u:>10.2e}")
     print("\nECE/L2-CE/MCE: top-label, 15 equal-width bins; classw.: class-wise ECE;")
     print("SKCE: unbiased squared kernel calibration error (Gaussian kernel, median heuristic);")
     print("  unbiased, so it is negative about half of the time on a calibrated model (by design,")
-    print("  not a bug); compare it with its sampling noise, not with 0: the SKCE test of")
-    print("  skcalib.stats (skce_test, coming with the tests issue) turns it into a p-value.")
+    print("  not a bug); compare it with its sampling noise, not with 0: the p-value does.")
+    print("p-value: skcalib.stats.skce_test (bootstrap, 1000 resamples): the probability that a")
+    print("  calibrated model gives an SKCE at least this large; below 0.05 is evidence of")
+    print("  miscalibration, a large value means the data do not show any (not proof of")
+    print("  calibration); 0.001 = 1/(1 + 1000) is the smallest value 1000 resamples can give.")
     print("MMCE: Kumar et al. 2018; UCME: squared mean embedding at 10 random test locations.")
     return 0
 

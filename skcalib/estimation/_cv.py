@@ -284,7 +284,7 @@ class CalibrationErrorCV(BaseEstimator):
     errors (``benchmarks/README.md``, "Estimation bias"). All the standard errors below measure
     the estimate's variability only. For an unbiased estimate of a squared kernel calibration
     error use :func:`skcalib.skce`; for a verdict on whether the model is calibrated, the SKCE
-    tests of :mod:`skcalib.stats` (forthcoming).
+    tests of :mod:`skcalib.stats` (:func:`skcalib.stats.skce_test`).
 
     Parameters
     ----------
@@ -566,7 +566,7 @@ class CalibrationErrorCV(BaseEstimator):
             "the estimation function is regularised (a large ridge or bandwidth, few bins) -- and "
             "the standard errors do not cover that bias. For an unbiased estimate use "
             "skcalib.skce; for a verdict on calibration, the SKCE tests of skcalib.stats "
-            "(forthcoming).",
+            "(skcalib.stats.skce_test).",
         ]
         return "\n".join(lines)
 

@@ -459,6 +459,20 @@ class SKCE(_KernelErrorBase):
     target_shape_ : tuple
         Shape of one target, ``()`` for univariate distributions (distribution input only).
 
+    See Also
+    --------
+    skcalib.skce : The SKCE as a function.
+    skcalib.stats.skce_test : A p-value for "the model is calibrated", with the SKCE as statistic.
+    skcalib.stats.skce_ci : A confidence interval for the SKCE.
+
+    Notes
+    -----
+    The error has no unit, and the unbiased estimate is negative about half of the time on a
+    calibrated model. To read it against its sampling noise, test it:
+    ``skcalib.stats.skce_test(y, X, kernel=est.kernel_)`` returns the same estimate with a p-value
+    under "the model is calibrated" -- a small p-value (say below 0.05) is evidence of
+    miscalibration, a large one means the data do not show miscalibration.
+
     Examples
     --------
     >>> import numpy as np
@@ -469,6 +483,13 @@ class SKCE(_KernelErrorBase):
     >>> est = SKCE().fit(P[:100], y[:100])
     >>> bool(abs(est.error(P[100:], y[100:])) < 0.05)
     True
+
+    The p-value beside the error (same kernel, same estimate):
+
+    >>> from skcalib.stats import skce_test
+    >>> res = skce_test(y[100:], P[100:], kernel=est.kernel_, random_state=0)
+    >>> bool(np.isclose(res.estimate, est.error(P[100:], y[100:]))), bool(res.pvalue > 0.05)
+    (True, True)
 
     Normal predictive distributions of a regressor:
 
@@ -716,6 +737,20 @@ class UCME(_CalibrationErrorBase):
     target_shape_ : tuple
         Shape of one target, ``()`` for univariate distributions (distribution input only).
 
+    See Also
+    --------
+    skcalib.ucme : The UCME as a function.
+    skcalib.stats.ucme_test : A p-value for "the model is calibrated" (Hotelling's test on the
+        same witness, chi-squared with ``J`` degrees of freedom).
+
+    Notes
+    -----
+    The error has no unit. ``skcalib.stats.ucme_test(y, X, kernel=est.kernel_,
+    test_predictions=est.test_predictions_, test_targets=est.test_targets_)`` returns the same
+    estimate with a p-value under "the model is calibrated": a small p-value (say below 0.05) is
+    evidence of miscalibration, a large one means the data do not show miscalibration. The test's
+    chi-squared approximation needs many more samples than test locations.
+
     Examples
     --------
     >>> import numpy as np
@@ -726,6 +761,14 @@ class UCME(_CalibrationErrorBase):
     >>> est = UCME(random_state=0).fit(P[:200], y[:200])
     >>> est.test_predictions_.shape
     (10, 3)
+
+    The p-value beside the error (same kernel and test locations, same estimate):
+
+    >>> from skcalib.stats import ucme_test
+    >>> res = ucme_test(y[200:], P[200:], kernel=est.kernel_,
+    ...                 test_predictions=est.test_predictions_, test_targets=est.test_targets_)
+    >>> bool(np.isclose(res.estimate, est.error(P[200:], y[200:]))), bool(res.pvalue > 0.05)
+    (True, True)
     """
 
     _accepts_distributions = True
