@@ -597,3 +597,103 @@ def test_dirichlet_calibration_errors_api():
         dirichlet_calibration_errors(1)
     with pytest.raises(TypeError):
         dirichlet_calibration_errors(return_se="yes")
+
+
+# ------------------------------------------------------------------------------------------------
+# The Dirichlet models M1-M3 of Widmann et al. (2019): make_dirichlet_predictions
+
+from skcalib.datasets import make_dirichlet_predictions  # noqa: E402
+
+
+def test_dirichlet_predictions_shapes_defaults_and_reproducibility():
+    P, y = make_dirichlet_predictions(random_state=0)
+    assert P.shape == (250, 10) and P.dtype == np.float64
+    assert y.shape == (250,) and np.issubdtype(y.dtype, np.integer)
+    assert set(np.unique(y)) <= set(range(10))
+    assert np.all(P >= 0) and np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    P2, y2 = make_dirichlet_predictions(random_state=0)
+    assert_array_equal(P, P2)
+    assert_array_equal(y, y2)
+    P3, _ = make_dirichlet_predictions(random_state=1)
+    assert not np.array_equal(P, P3)
+    P4, y4 = make_dirichlet_predictions(7, 3, random_state=np.random.default_rng(0))
+    assert P4.shape == (7, 3) and y4.shape == (7,)
+
+
+def test_dirichlet_predictions_share_draws_across_models():
+    # the documented draw order: predictions first, then one uniform per label
+    P1, y1 = make_dirichlet_predictions(500, random_state=3)
+    P2, y2 = make_dirichlet_predictions(500, miscalibration=0.5, random_state=3)
+    P3, y3 = make_dirichlet_predictions(500, miscalibration=1.0, target="uniform",
+                                        random_state=3)
+    assert_array_equal(P1, P2)
+    assert_array_equal(P1, P3)
+    # pi = 1 and beta = e_1: always class 0; pi = 0: the label is drawn from the prediction
+    _, y = make_dirichlet_predictions(500, miscalibration=1.0, target="first", random_state=3)
+    assert np.all(y == 0)
+    assert np.all(P1[np.arange(500), y1] > 0)
+
+
+def test_dirichlet_predictions_marginal_is_beta():
+    # g ~ Dir(a 1_m) has Beta(a, (m - 1) a) coordinates
+    P, _ = make_dirichlet_predictions(20000, 4, concentration=0.7, random_state=0)
+    for k in range(4):
+        assert stats.kstest(P[:, k], stats.beta(0.7, 2.1).cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("pi, target", [(0.0, "first"), (0.5, "first"), (1.0, "uniform"),
+                                        (0.3, [0.5, 0.3, 0.15, 0.05])])
+def test_dirichlet_predictions_label_law(pi, target):
+    # E[onehot(Y) - Q | g] = 0 with Q = pi beta + (1 - pi) g; tested against 1 and g itself
+    n, m = 100_000, 4
+    P, y = make_dirichlet_predictions(n, m, concentration=0.5, miscalibration=pi, target=target,
+                                      random_state=0)
+    if isinstance(target, str):
+        beta = np.eye(m)[0] if target == "first" else np.full(m, 1 / m)
+    else:
+        beta = np.asarray(target, dtype=float)
+    R = np.eye(m)[y] - (pi * beta + (1 - pi) * P)
+    for Z in (R, R * P):
+        se = Z.std(axis=0, ddof=1) / math.sqrt(n)
+        assert np.all(np.abs(Z.mean(axis=0)) < 5 * se), (Z.mean(axis=0), se)
+    # and the law differs from the calibrated one when pi > 0 (the check above can fail)
+    if pi > 0:
+        R0 = np.eye(m)[y] - P
+        z = [np.abs(Z.mean(axis=0)) / (Z.std(axis=0, ddof=1) / math.sqrt(n))
+             for Z in (R0, R0 * P)]
+        assert np.max(z) > 10
+
+
+def test_dirichlet_predictions_small_concentration():
+    P, y = make_dirichlet_predictions(2000, 10, concentration=0.01, random_state=0)
+    assert np.all(np.isfinite(P)) and np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.all(P[np.arange(2000), y] > 0)
+
+
+def test_dirichlet_predictions_target_not_mutated():
+    beta = np.array([0.2, 0.3, 0.5])
+    before = beta.copy()
+    make_dirichlet_predictions(10, 3, miscalibration=0.5, target=beta, random_state=0)
+    assert_array_equal(beta, before)
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"n_samples": 0}, ValueError, "n_samples"),
+    ({"n_samples": 2.0}, TypeError, "n_samples"),
+    ({"n_classes": 1}, ValueError, "n_classes"),
+    ({"concentration": 0.0}, ValueError, "concentration"),
+    ({"concentration": np.inf}, ValueError, "concentration"),
+    ({"miscalibration": 1.5}, ValueError, "miscalibration"),
+    ({"miscalibration": -0.1}, ValueError, "miscalibration"),
+    ({"miscalibration": "0.5"}, TypeError, "miscalibration"),
+    ({"target": "last"}, ValueError, "target"),
+    ({"target": [0.5, 0.5]}, ValueError, "target"),
+    ({"target": [1.1] + [-0.1] + [0.0] * 8}, ValueError, "target"),
+    ({"target": [0.2] * 10}, ValueError, "target"),
+    ({"target": [np.nan] * 10}, ValueError, "target"),
+    ({"target": object()}, TypeError, "target"),
+    ({"random_state": "seed"}, (TypeError, ValueError), "random_state"),
+])
+def test_dirichlet_predictions_validation(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        make_dirichlet_predictions(**kwargs)
