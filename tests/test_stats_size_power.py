@@ -20,8 +20,7 @@ The ``slow`` suite (``make test-slow``, about 7 minutes on one core) uses 200 to
 replications; a fast subset with 100-200 replications and 99.9% intervals runs in ``make test``.
 Known departures from the nominal level are asserted against their measured, documented values
 instead of being hidden: the conservative ``B = floor(sqrt(n))`` block test on the
-one-dimensional Gaussian model, a Nyström null from too few landmarks (liberal), the CME test at
-moderate ``n`` (liberal), and consistency resampling with the finely binned ECE of the paper
+one-dimensional Gaussian model, the CME test at moderate ``n`` (liberal), and consistency resampling with the finely binned ECE of the paper
 (anti-conservative). Measured rates are printed with ``pytest -s``.
 """
 
@@ -271,25 +270,15 @@ def test_size_gaussian(model, test):
 
 
 @pytest.mark.slow
-def test_size_gaussian_nystrom():
-    # 50 landmarks suffice for the one-dimensional model (and for M1, above); the d = 10 model's
-    # centred Gram matrix has a slower spectral decay and needs about 100
-    _assert_size("normal-d1-n256", "spectral Nystrom m=50", SLOW_REPS, 0.99)
-    _assert_size("normal-d10-n256", "spectral Nystrom m=100", SLOW_REPS, 0.99)
-
-
-@pytest.mark.slow
-def test_nystrom_too_few_landmarks_is_liberal():
-    # Measured here: a Nyström null from too few landmarks misses part of the spectrum, so its
-    # tail is too light and the test is liberal. On the d = 10 Gaussian model at n = 256 the
-    # rejection rate at 0.05 was 0.112 with 25 landmarks (1000 data sets), 0.064-0.069 with 50
-    # (0.0635 over 2000, 0.0687 over 1500 data sets) and 0.052 with 100 (1500 data sets).
-    m25 = rejection_rate("normal-d10-n256", "spectral Nystrom m=25", SLOW_REPS)
-    m50 = rejection_rate("normal-d10-n256", "spectral Nystrom m=50", SLOW_REPS)
-    m100 = rejection_rate("normal-d10-n256", "spectral Nystrom m=100", SLOW_REPS)
-    assert m25 > binomial_interval(SLOW_REPS, ALPHA, 0.99)[1]
-    assert m25 > m50 >= m100
-    assert m50 <= 0.09
+@pytest.mark.parametrize("model", ["normal-d1-n256", "normal-d10-n256"])
+@pytest.mark.parametrize("test", ["spectral Nystrom m=25", "spectral Nystrom m=50",
+                                  "spectral Nystrom m=100"])
+def test_size_gaussian_nystrom(model, test):
+    # The d = 10 model's centred Gram matrix has a slow spectral decay: a null from the top
+    # eigenvalues alone was liberal there (0.112 with 25 landmarks, 0.064-0.069 with 50, over
+    # 1000-2000 data sets). The spectrum beyond the landmarks now enters the null as a normal
+    # with the missing variance (from E h^2), which restores the nominal level.
+    _assert_size(model, test, SLOW_REPS, 0.99)
 
 
 @pytest.mark.slow
