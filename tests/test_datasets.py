@@ -697,3 +697,45 @@ def test_dirichlet_predictions_target_not_mutated():
 def test_dirichlet_predictions_validation(kwargs, error, name):
     with pytest.raises(error, match=name):
         make_dirichlet_predictions(**kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# make_audit_data
+
+
+def test_make_audit_data_law_and_local_bias():
+    from skcalib.datasets import _audit_shift, make_audit_data
+
+    X, y, audit, proba = make_audit_data(20000, random_state=0)
+    age, group = audit[:, 0], audit[:, 1]
+    assert X.shape == (20000, 4) and set(np.unique(y)) == {0, 1}
+    assert set(np.unique(group)) == {0.0, 1.0}
+    # the shift is centred (exactly, in the population) and the labels follow proba
+    s = _audit_shift(age, group)
+    assert abs(s.mean()) < 4 * s.std() / np.sqrt(s.size)
+    assert abs((y - proba).mean()) < 4 * np.sqrt((proba * (1 - proba)).mean() / y.size)
+    logit = np.log(proba / (1 - proba))
+    np.testing.assert_allclose(logit, X @ [1.0, -0.8, 0.6, -0.4] + s, rtol=1e-10, atol=1e-10)
+    # locally biased: ages 30-40 have higher risk than the inputs alone say
+    base = 1 / (1 + np.exp(-(X @ [1.0, -0.8, 0.6, -0.4])))
+    young = (age >= 30) & (age < 40)
+    assert (y[young] - base[young]).mean() > 0.1
+    X2, y2, a2, p2 = make_audit_data(50, n_features=2, local_bias=0.0, random_state=1)
+    np.testing.assert_allclose(p2, 1 / (1 + np.exp(-(X2 @ [1.0, -0.8]))))
+    again = make_audit_data(50, n_features=2, local_bias=0.0, random_state=1)
+    for a, b in zip((X2, y2, a2, p2), again):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_samples=0), "n_samples"),
+    (dict(n_features=7), "n_features"),
+    (dict(n_features=0), "n_features"),
+    (dict(local_bias=np.inf), "local_bias"),
+    (dict(local_bias="big"), "local_bias"),
+])
+def test_make_audit_data_validation(kwargs, match):
+    from skcalib.datasets import make_audit_data
+
+    with pytest.raises((ValueError, TypeError), match=match):
+        make_audit_data(**kwargs)
