@@ -292,13 +292,16 @@ def _spectral_nystrom(problem, m, n_resamples, rng, add_one, chunk_size, n_jobs)
     order = rng.permutation(n)
     term = problem.term(order)  # the landmarks are the first m samples of a random order
     gram, sums, Hmm = _pairwise.landmark_moments(term, m, chunk_size=chunk_size, n_jobs=n_jobs)
-    w, V = np.linalg.eigh(0.5 * (Hmm + Hmm.T))
-    keep = w > max(float(w.max()), 0.0) * 1e-10 if w.size else w > 0
-    W = V[:, keep] / np.sqrt(w[keep])[None, :]
-    mu = sums / n
-    phi_bar = mu @ W
-    A = (W.T @ gram @ W - n * np.outer(phi_bar, phi_bar)) / n
-    lam = _positive(np.linalg.eigvalsh(0.5 * (A + A.T)))
+    # m x m linear algebra with one BLAS thread, as the engine's tiles: on a loaded machine
+    # threaded eigensolvers stalled for seconds (measured: 3.8 s for eigh at m = 500).
+    with _pairwise._blas_single_thread():
+        w, V = np.linalg.eigh(0.5 * (Hmm + Hmm.T))
+        keep = w > max(float(w.max()), 0.0) * 1e-10 if w.size else w > 0
+        W = V[:, keep] / np.sqrt(w[keep])[None, :]
+        mu = sums / n
+        phi_bar = mu @ W
+        A = (W.T @ gram @ W - n * np.outer(phi_bar, phi_bar)) / n
+        lam = _positive(np.linalg.eigvalsh(0.5 * (A + A.T)))
     U = _pairwise.u_statistic(term, chunk_size=chunk_size, n_jobs=n_jobs)
     # The m landmarks capture the top of the spectrum only. The rest of the chaos has mean 0 and
     # variance 2 sum_rest lambda_i^2 = 2 (||H / n||_F^2 - sum_kept lambda_i^2), with
@@ -447,7 +450,8 @@ default="auto"
         * ``"block"``: asymptotic normal test of the block estimator with blocks of
           ``block_size`` consecutive samples (needs at least two blocks). ``statistic`` is
           ``z = estimate / standard_error`` with the blocks' empirical standard error, and
-          ``pvalue = 1 - Phi(z)``. Linear time for a fixed block size; memory ``O(n)``.
+          ``pvalue = 1 - Phi(z)``. ``O(n B)`` pair terms: linear time for a fixed block size,
+          ``O(n^1.5)`` for ``"sqrt"``; memory ``O(n)``.
         * ``"bootstrap"``: the U-statistic test with the Arcones--Giné degenerate bootstrap:
           ``statistic`` is ``T = n/(n-1) U - V`` (unbiased ``U``, biased ``V``) and each of the
           ``n_resamples`` null draws is
