@@ -69,7 +69,7 @@ from bench_regression import make_regression  # noqa: E402
 import skcalib  # noqa: E402
 from skcalib import _pairwise  # noqa: E402
 from skcalib.stats import _skce  # noqa: E402
-from skcalib.stats import skce_test  # noqa: E402
+from skcalib.stats import klce_test, skce_test  # noqa: E402
 
 SEED = 20261125
 N_CLASSES = 10
@@ -467,6 +467,33 @@ def bench_small(rep, repeat):
               f"{res['nys500'].eigenvalues.sum():.4g}", flush=True)
 
 
+KLCE_N = 2_000
+
+
+def bench_klce(rep, repeat):
+    """Item 6 (issue 13): the KLCE test with 1,000 resamples at n = 2,000 (target <= 3 s), for
+    every null, against one evaluation of the statistic ``skcalib.klce`` on the same data."""
+    rng = np.random.default_rng(SEED)
+    X = rng.normal(size=(KLCE_N, 3))
+    p = 1.0 / (1.0 + np.exp(-X[:, 0]))
+    y = (rng.random(KLCE_N) < p).astype(int)
+    calls = {"klce": lambda: skcalib.klce(y, p, X, random_state=0)}
+    for method in ("conditional", "bootstrap", "permutation"):
+        calls[method] = (lambda m=method: klce_test(y, p, X, method=m, n_resamples=1000,
+                                                    random_state=0))
+    calls["conditional n_jobs=2"] = lambda: klce_test(y, p, X, n_resamples=1000,
+                                                      random_state=0, n_jobs=2)
+    for f in calls.values():  # warm-up
+        f()
+    names = list(calls)
+    t = dict(zip(names, interleaved_times([timed(calls[k]) for k in names], repeat,
+                                           budget=30.0)))
+    for name in names[1:]:
+        med = statistics.median(t[name])
+        rep.line(f"6. klce_test {name}, n={KLCE_N}, 1000 resamples vs klce()", t[name],
+                 t["klce"], target="<= 3 s", status=verdict(med <= 3.0))
+
+
 def names_of(calls):
     return [k for k in calls if k in ("gamma", "spectral", "nys500", "boot")]
 
@@ -490,7 +517,7 @@ def main(argv=None):
                         help="smaller sizes for items 2-4 (about a minute)")
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile summary of every measured test call")
-    parser.add_argument("--only", default="12345",
+    parser.add_argument("--only", default="123456",
                         help="items to run, e.g. '14' (default all)")
     parser.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -520,6 +547,8 @@ def main(argv=None):
         bench_nystrom(rep, nys_n, args.repeat, args.profile, quick=args.quick)
     if "5" in args.only:
         bench_small(rep, args.repeat)
+    if "6" in args.only:
+        bench_klce(rep, args.repeat)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
     print_summary(rep, t_start)
     return 0
