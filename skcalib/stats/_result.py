@@ -186,10 +186,9 @@ class CalibrationTestResult:
             return self._interval(confidence_level, alternative)
         se = self.standard_error
         if se is None:
-            raise ValueError(
-                f"the {self.method!r} test has no confidence interval; use "
-                "skcalib.stats.skce_ci for an interval of the SKCE."
-            )
+            hint = (" (skcalib.stats.skce_ci gives intervals for the SKCE)"
+                    if self.method in ("distribution_free", "hotelling") else "")
+            raise ValueError(f"the {self.method!r} test has no confidence interval{hint}.")
         return normal_interval(self.estimate, se, confidence_level, alternative)
 
     def __iter__(self):
