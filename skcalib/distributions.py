@@ -11,6 +11,9 @@ distribution of sample ``i`` -- and is immutable (its arrays are read-only copie
   validated before anything is drawn or built),
 * knows its 2-Wasserstein distance to another member of its family
   (:func:`wasserstein_distance`, :func:`pairwise_wasserstein`),
+* for the univariate families (Normal, Laplace and mixtures of them), has a cumulative
+  distribution function ``cdf`` and a quantile function ``ppf`` (the other families raise a
+  ``TypeError``: probability integral transforms and quantiles are univariate),
 * and, for the kernel calibration errors, the closed-form kernel expectations
   ``E k(Z, y)`` and ``E k(Z, Z')`` (computed in :mod:`skcalib._expectations`; see
   :meth:`Normal.expected_kernel`).
@@ -48,10 +51,11 @@ import math
 from numbers import Real
 
 import numpy as np
-from scipy import optimize, sparse
+from scipy import optimize, sparse, special
 
 from ._expectations import check_targets, paired_ops, target_ops
-from ._validation import _check_no_missing, check_rng, check_scalar_param, row_sum_tolerance
+from ._validation import (_check_no_missing, check_rng, check_scalar_param, check_scores,
+                          row_sum_tolerance)
 
 __all__ = [
     "Normal",
@@ -63,6 +67,7 @@ __all__ = [
     "pairwise_wasserstein",
     "is_distribution",
     "concatenate",
+    "as_distribution",
 ]
 
 
@@ -80,6 +85,59 @@ def is_distribution(obj):
         True for the objects of :mod:`skcalib.distributions` (``Normal``, ``Mixture``, ...).
     """
     return isinstance(obj, Distribution)
+
+
+def as_distribution(y_pred, name="y_pred"):
+    """A distribution object, or ``(n, 2)`` predictions ``[mean, std]`` as a :class:`Normal`.
+
+    The points-plus-standard-deviation form of regressors (``predict(X, return_std=True)``
+    stacked as columns) is accepted wherever a predictive distribution is.
+
+    Parameters
+    ----------
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        A :mod:`skcalib.distributions` object (returned as it is), or predicted means (column 0)
+        and non-negative standard deviations (column 1).
+    name : str, default="y_pred"
+        Name of the argument in error messages.
+
+    Returns
+    -------
+    dist : Distribution
+        The distribution.
+    from_array : bool
+        Whether ``y_pred`` was an array (so that outputs can keep that form).
+
+    Examples
+    --------
+    >>> from skcalib.distributions import as_distribution
+    >>> dist, from_array = as_distribution([[0.0, 1.0], [2.0, 0.5]])
+    >>> type(dist).__name__, dist.scale, from_array
+    ('Normal', array([1. , 0.5]), True)
+    """
+    if is_distribution(y_pred):
+        return y_pred, False
+    if y_pred is None:
+        raise ValueError(f"{name} must be an array-like of shape (n_samples, 2) or a skcalib "
+                         "distribution; got None.")
+    if isinstance(y_pred, (str, bytes, dict, set, frozenset, Real, np.generic)) or (
+            isinstance(y_pred, np.ndarray) and y_pred.ndim == 0):
+        raise TypeError(f"{name} must be an array-like of shape (n_samples, 2) or a skcalib "
+                        f"distribution; got {type(y_pred).__name__} {y_pred!r:.60}.")
+    if isinstance(y_pred, (list, tuple)):
+        try:
+            np.shape(y_pred)
+        except ValueError:
+            raise ValueError(f"{name} must be a rectangular array-like of shape (n_samples, 2); "
+                             "got a ragged sequence (rows of different lengths).") from None
+    A = check_scores(y_pred, name)
+    if A.ndim != 2 or A.shape[1] != 2:
+        raise ValueError(
+            f"{name} must be a skcalib distribution or an array of shape (n_samples, 2) holding "
+            f"the predicted means and standard deviations; got shape {A.shape}.")
+    if np.any(A[:, 1] < 0):
+        raise ValueError(f"{name}: the standard deviations (column 1) must be non-negative.")
+    return Normal(A[:, 0], A[:, 1]), True
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,6 +247,23 @@ def _broadcast_rows(arrays, names):
     return out
 
 
+def _univariate_only(dist, what):
+    return (f"{what} is defined for univariate predictive distributions (Normal, Laplace and "
+            f"mixtures of them); got {type(dist).__name__}"
+            + (f" of {type(dist.components[0]).__name__} components" if hasattr(dist, "components")
+               else "") + ". Probability integral transforms and quantiles are univariate.")
+
+
+def _check_q(q, n_samples):
+    """Probabilities in [0, 1] of shape () or (n_samples,)."""
+    q = _float_array(q, "q", ndim=(0, 1))
+    if q.ndim == 1 and q.shape != (n_samples,):
+        raise ValueError(f"q must have shape ({n_samples},); got {q.shape}.")
+    if np.any((q < 0) | (q > 1)):
+        raise ValueError("q must be probabilities in [0, 1].")
+    return q
+
+
 class Distribution:
     """Base class of batched predictive distributions (row ``i`` = prediction for sample ``i``)."""
 
@@ -244,6 +319,40 @@ class Distribution:
         m = 1 if size is None else int(size)
         Z = self._draw(rng, m)
         return Z[0] if size is None else Z
+
+    def cdf(self, y):
+        """Cumulative distribution function ``P(Y_i <= y_i)`` of univariate families.
+
+        Defined for :class:`Normal`, :class:`Laplace` and mixtures of them; the other families
+        (multivariate normals, categorical predictions) have no univariate CDF and raise.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        raise TypeError(_univariate_only(self, "cdf"))
+
+    def ppf(self, q):
+        """Quantile function (inverse CDF) of univariate families.
+
+        Defined for :class:`Normal`, :class:`Laplace` and mixtures of them; the other families
+        raise.
+
+        Parameters
+        ----------
+        q : float or array-like of shape (n_samples,)
+            Probabilities in ``[0, 1]`` (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        raise TypeError(_univariate_only(self, "ppf"))
 
     def wasserstein(self, other):
         """2-Wasserstein distance between matching rows of ``self`` and ``other``.
@@ -524,6 +633,58 @@ class Normal(_LocationScale):
         val = -0.5 * ((y - self.loc) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
         return np.where(pos, val, out)
 
+    def cdf(self, y):
+        """Cumulative distribution function ``Phi((y[i] - loc[i]) / scale[i])``.
+
+        A point prediction (``scale = 0``) has the step ``1{y >= loc}``.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Normal
+        >>> Normal([0.0, 1.0], [1.0, 0.0]).cdf([0.0, 1.0])
+        array([0.5, 1. ])
+        """
+        y = self._check_y(y)
+        pos = self.scale > 0
+        s = np.where(pos, self.scale, 1.0)
+        return np.where(pos, special.ndtr((y - self.loc) / s), (y >= self.loc).astype(np.float64))
+
+    def ppf(self, q):
+        """Quantile function ``loc[i] + scale[i] * Phi^{-1}(q[i])``.
+
+        ``q = 0`` and ``q = 1`` give the ends of the support (``-inf`` and ``inf``; ``loc`` for
+        a point prediction, ``scale = 0``), as in :mod:`scipy.stats`.
+
+        Parameters
+        ----------
+        q : float or array-like of shape (n_samples,)
+            Probabilities in ``[0, 1]`` (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Normal
+        >>> Normal([0.0, 1.0], [1.0, 2.0]).ppf(0.5)
+        array([0., 1.])
+        """
+        q = _check_q(q, self.n_samples)
+        z = special.ndtri(q)
+        with np.errstate(invalid="ignore"):  # inf * 0 for point predictions, replaced below
+            out = self.loc + self.scale * z
+        return np.where(self.scale > 0, out, self.loc + 0.0 * q)
+
     def tempered(self, temperature):
         """Temperature scaling (Widmann et al. 2021, Definition F.1): ``N(loc, T * scale**2)``.
 
@@ -601,6 +762,56 @@ class Laplace(_LocationScale):
         """
         y = self._check_y(y)
         return -np.abs(y - self.loc) / self.scale - np.log(2.0 * self.scale)
+
+    def cdf(self, y):
+        """Cumulative distribution function: ``exp(z) / 2`` for ``z = (y - loc) / scale < 0``,
+        ``1 - exp(-z) / 2`` otherwise.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Laplace
+        >>> Laplace([0.0], [1.0]).cdf(0.0)
+        array([0.5])
+        """
+        y = self._check_y(y)
+        z = (y - self.loc) / self.scale
+        half = 0.5 * np.exp(-np.abs(z))
+        return np.where(z < 0, half, 1.0 - half)
+
+    def ppf(self, q):
+        """Quantile function ``loc - scale * sign(q - 1/2) * log(1 - 2 |q - 1/2|)``.
+
+        ``q = 0`` and ``q = 1`` give ``-inf`` and ``inf``.
+
+        Parameters
+        ----------
+        q : float or array-like of shape (n_samples,)
+            Probabilities in ``[0, 1]`` (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Laplace
+        >>> Laplace([0.0], [1.0]).ppf(0.5)
+        array([0.])
+        """
+        q = _check_q(q, self.n_samples)
+        d = q - 0.5
+        with np.errstate(divide="ignore"):  # q = 0 or 1: log(0) = -inf, the end of the support
+            t = -np.log1p(-2.0 * np.abs(d))
+        return self.loc + self.scale * np.sign(d) * t
 
     def tempered(self, temperature):
         """Temperature scaling (Definition F.1): ``Laplace(loc, T * scale)``; the mean is unchanged.
@@ -1053,6 +1264,139 @@ class Mixture(Distribution):
         top = terms.max(axis=1)
         top = np.where(np.isfinite(top), top, 0.0)
         return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+
+    def _univariate_parameters(self):
+        """``(family, loc, scale)`` of univariate components as ``(n_samples, n_components)``."""
+        fam = type(self.components[0])
+        if fam not in (Normal, Laplace):
+            return None
+        loc = np.column_stack([c.loc for c in self.components])
+        scale = np.column_stack([c.scale for c in self.components])
+        return fam, loc, scale
+
+    @staticmethod
+    def _mixture_cdf_pdf(fam, x, W, loc, scale, pdf=True):
+        """CDF (and density) of mixtures with parameters ``(m, K)`` at ``x`` of shape ``(m,)``."""
+        pos = scale > 0
+        s = np.where(pos, scale, 1.0)
+        z = (x[:, None] - loc) / s
+        if fam is Normal:
+            F = np.where(pos, special.ndtr(z), (z >= 0).astype(np.float64))
+            f = np.exp(-0.5 * z * z) / (math.sqrt(2 * math.pi) * s) if pdf else None
+            if pdf:
+                f = np.where(pos, f, np.where(z == 0, np.inf, 0.0))
+        else:
+            half = 0.5 * np.exp(-np.abs(z))
+            F = np.where(z < 0, half, 1.0 - half)
+            f = half / s if pdf else None
+        with np.errstate(invalid="ignore"):  # 0 * inf of a zero-weight point mass
+            dens = None if not pdf else np.nan_to_num(W * f, nan=0.0, posinf=np.inf).sum(axis=1)
+        return (W * F).sum(axis=1), dens
+
+    def cdf(self, y):
+        """Cumulative distribution function ``sum_k weights[i, k] * F_k(y[i])``.
+
+        Defined for mixtures of univariate components (Normal or Laplace); mixtures of
+        multivariate normals raise a ``TypeError``.
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Finite targets (a scalar is used for every row).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Mixture, Normal
+        >>> Mixture([0.5, 0.5], [Normal([0.0], 1.0), Normal([2.0], 1.0)]).cdf(1.0)
+        array([0.5])
+        """
+        par = self._univariate_parameters()
+        if par is None:
+            raise TypeError(_univariate_only(self, "cdf"))
+        fam, loc, scale = par
+        y = self.components[0]._check_y(y)
+        y = np.broadcast_to(y, (self.n_samples,))
+        return np.clip(self._mixture_cdf_pdf(fam, y, self.weights, loc, scale, pdf=False)[0],
+                       0.0, 1.0)
+
+    def ppf(self, q, *, tol=1e-12, max_iter=200):
+        """Quantile function: the smallest ``x`` with ``cdf(x) >= q``, by safeguarded Newton.
+
+        Every row is solved at once (vectorised), starting from the quantile of the normal with
+        the mixture's mean and variance: the quantile lies between the smallest and the
+        largest of the components' ``q``-quantiles (components of positive weight), a bracket
+        that each iteration narrows; a Newton step is taken when it stays strictly inside the
+        bracket and at most halves the step before it (the ``rtsafe`` rule of Numerical Recipes,
+        which keeps Newton from cycling at the kinks of Laplace densities), a bisection step
+        otherwise, until the steps (or the bracket) fall below
+        ``tol * max(1, |x|)``. ``q = 0`` and ``q = 1`` give the ends of the support.
+
+        Parameters
+        ----------
+        q : float or array-like of shape (n_samples,)
+            Probabilities in ``[0, 1]`` (a scalar is used for every row).
+        tol : float, default=1e-12
+            Relative tolerance on ``x``.
+        max_iter : int, default=200
+            Maximum number of iterations (bisection alone halves the bracket each time).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from skcalib.distributions import Mixture, Normal
+        >>> Mixture([0.5, 0.5], [Normal([0.0], 1.0), Normal([2.0], 1.0)]).ppf(0.5)
+        array([1.])
+        """
+        par = self._univariate_parameters()
+        if par is None:
+            raise TypeError(_univariate_only(self, "ppf"))
+        fam, loc, scale = par
+        check_scalar_param(tol, "tol", kind="real", min_val=0.0, include_min=False)
+        check_scalar_param(max_iter, "max_iter", kind="int", min_val=1)
+        q = np.broadcast_to(_check_q(q, self.n_samples), (self.n_samples,))
+        W = self.weights
+        comp = np.column_stack([c.ppf(q) for c in self.components])
+        used = W > 0
+        lo = np.where(used, comp, np.inf).min(axis=1)
+        hi = np.where(used, comp, -np.inf).max(axis=1)
+        # start from the quantile of the moment-matched normal, inside the bracket
+        with np.errstate(invalid="ignore"):
+            guess = np.clip(self.mean + np.sqrt(self.variance) * special.ndtri(q), lo, hi)
+        guess = np.where(np.isfinite(guess), guess, 0.5 * (lo + hi))
+        out = np.where(q <= 0, lo, np.where(q >= 1, hi, guess))
+        active = np.flatnonzero((q > 0) & (q < 1) & (lo < hi))
+        x, a, b = out[active], lo[active], hi[active]
+        step = b - a  # the previous step (Press et al.'s rtsafe: Newton must halve it)
+        for _ in range(int(max_iter)):
+            if active.size == 0:
+                break
+            F, f = self._mixture_cdf_pdf(fam, x, W[active], loc[active], scale[active])
+            resid = F - q[active]
+            below = resid < 0
+            a = np.where(below, x, a)
+            b = np.where(below, b, x)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                newton = x - resid / f
+            ok = (np.isfinite(newton) & (newton > a) & (newton < b)
+                  & (np.abs(newton - x) <= 0.5 * step))
+            x_new = np.where(ok, newton, 0.5 * (a + b))
+            step = np.abs(x_new - x)
+            width = tol * np.maximum(1.0, np.abs(x))
+            # converged: a tiny step, a tiny bracket, or the cdf equal to q within rounding
+            hit = np.abs(resid) <= 4.0 * np.finfo(np.float64).eps
+            x_new = np.where(hit, x, x_new)
+            done = hit | (np.abs(x_new - x) <= width) | (b - a <= width)
+            out[active] = x_new
+            keep = ~done
+            active, x, a, b, step = active[keep], x_new[keep], a[keep], b[keep], step[keep]
+        return out
 
     def tempered(self, temperature):
         """Every component temperature-scaled (covariances or scales times ``T``); weights kept.

@@ -9,8 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._expectations import check_targets
 from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
                            check_sample_weight, check_scalar_param)
-from ..distributions import Categorical, Mixture, MultivariateNormal, Normal, is_distribution
-from ._checks import check_score_matrix, check_y_given
+from ..distributions import (Categorical, Mixture, MultivariateNormal, as_distribution,
+                             is_distribution)
+from ._checks import check_y_given
 from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS, check_input_features, check_kernel_param
 from ._solvers import minimize_log_temperature, window_around
 
@@ -48,23 +49,6 @@ def pass_distributions_through_set_output(cls, returns_distribution):
 
         setattr(cls, method, functools.wraps(raw)(dispatch))
     return cls
-
-
-def as_distribution(X, name="X"):
-    """A distribution object, or ``(n, 2)`` scores ``[mean, std]`` as a :class:`Normal`.
-
-    Returns the distribution and whether ``X`` was an array (so that outputs keep that form).
-    """
-    if is_distribution(X):
-        return X, False
-    A = check_score_matrix(X, name)
-    if A.ndim != 2 or A.shape[1] != 2:
-        raise ValueError(
-            f"{name} must be a skcalib distribution or an array of shape (n_samples, 2) holding "
-            f"the predicted means and standard deviations; got shape {A.shape}.")
-    if np.any(A[:, 1] < 0):
-        raise ValueError(f"{name}: the standard deviations (column 1) must be non-negative.")
-    return Normal(A[:, 0], A[:, 1]), True
 
 
 class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
@@ -183,7 +167,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         self : DistributionTemperatureScaling
         """
         self._check_params()
-        dist, from_array = as_distribution(X)
+        dist, from_array = as_distribution(X, "X")
         n = dist.n_samples
         w = check_sample_weight(sample_weight, n)
         if isinstance(dist, Categorical):
@@ -260,7 +244,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
             ``set_output(transform="pandas")``).
         """
         check_is_fitted(self)
-        dist, from_array = as_distribution(X)
+        dist, from_array = as_distribution(X, "X")
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
@@ -315,7 +299,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         Distribution
         """
         check_is_fitted(self)
-        return self._temper(as_distribution(X)[0])
+        return self._temper(as_distribution(X, "X")[0])
 
     def _check_family(self, dist):
         sig = family_signature(dist)

@@ -8,14 +8,27 @@ miscalibration; a large one says the data do not show it.
 * :func:`skce_ci` -- confidence intervals for the SKCE;
 * :func:`ucme_test` -- the calibration-mean-embedding (Hotelling) test;
 * :func:`klce_test` -- local calibration on audit features (the KLCE test);
+* :func:`spiegelhalter_test`, :func:`hosmer_lemeshow_test`, :func:`logistic_calibration` -- the
+  classical tests of clinical prediction (binary; multiclass one-vs-rest with Holm's correction);
+* :func:`pit_test` -- uniformity of the PIT values of predictive distributions (KS, CvM, AD);
 * :func:`consistency_test` -- consistency resampling and the conditional Monte-Carlo test for any
   metric (ECE included).
 
 Results are :class:`CalibrationTestResult` objects, in the style of SciPy's.
 """
 
+from ._clinical import (
+    HosmerLemeshowResult,
+    LogisticCalibrationResult,
+    OneVsRestResult,
+    hosmer_lemeshow_test,
+    logistic_calibration,
+    spiegelhalter_test,
+)
 from ._consistency import consistency_test
+from ._ecce import ECCETestResult, ecce_test
 from ._klce import klce_test
+from ._pit import pit_test
 from ._result import CalibrationTestResult, ConfidenceInterval
 from ._skce import SKCEInterval, skce_ci, skce_test
 from ._ucme import ucme_test
@@ -26,6 +39,15 @@ __all__ = [
     "ucme_test",
     "consistency_test",
     "klce_test",
+    "ecce_test",
+    "ECCETestResult",
+    "pit_test",
+    "spiegelhalter_test",
+    "hosmer_lemeshow_test",
+    "logistic_calibration",
+    "LogisticCalibrationResult",
+    "HosmerLemeshowResult",
+    "OneVsRestResult",
     "CalibrationTestResult",
     "ConfidenceInterval",
     "SKCEInterval",

@@ -1,0 +1,669 @@
+"""Calibration of regressors and predictive distributions: PIT, CRPS, coverage, quantile
+calibration, miscalibration area, ENCE, UCE and the negative log-likelihood.
+
+Every function takes ``y_true`` (real targets) and ``y_pred``: a univariate
+:mod:`skcalib.distributions` object (:class:`~skcalib.distributions.Normal`,
+:class:`~skcalib.distributions.Laplace`, or a :class:`~skcalib.distributions.Mixture` of either)
+or an array of shape ``(n_samples, 2)`` holding predicted means and standard deviations (read as
+normal predictions). :func:`nll` also takes multivariate normals and their mixtures.
+
+Conventions (where practitioner packages disagree; landscape section 6):
+
+* **Proportions.** The quantile-calibration curve, its error and the miscalibration area use
+  *quantile* proportions by default (Kuleshov, Fenner and Ermon 2018): the observed fraction of
+  ``PIT <= p`` against ``p``. ``proportion="interval"`` uses central intervals instead (the
+  fraction of targets inside the central ``p``-interval against ``p``; uncertainty-toolbox's
+  default). The two differ: a biased mean shows in the quantile proportions but can cancel in
+  the interval ones, and vice versa for a too narrow or too wide spread.
+* **Miscalibration area.** By default the exact area ``int_0^1 |G(p) - p| dp`` between the
+  empirical distribution function ``G`` of the proportions and the diagonal (no grid); with a grid
+  of ``quantiles`` the area between the piecewise-linear curve through the grid and the diagonal,
+  crossings included (uncertainty-toolbox 0.1.1: ``quantiles=np.linspace(0, 1, 100)``,
+  ``proportion="interval"``, its default; its ``mean_absolute_calibration_error`` and
+  ``root_mean_squared_calibration_error`` are :func:`quantile_calibration_error` with that grid
+  and ``norm="l1"`` or ``"l2"``, equal to ours to rounding, tested). Its quantile proportions use
+  the residual ``mean - y`` and so trace the curve of ``1 - PIT``; the errors and areas are the
+  same on a grid symmetric about 1/2, the curve is mirrored.
+* **ENCE/UCE bins.** Equal-count bins of the predicted standard deviation by default (Levi et al.
+  2022), ``strategy="uniform"`` for equal-width bins.
+"""
+
+import math
+
+import numpy as np
+from scipy import special
+
+from .._expectations import check_targets
+from .._validation import check_option, check_sample_weight, check_scalar_param
+from ..distributions import Categorical, Laplace, Mixture, Normal, as_distribution
+
+__all__ = [
+    "pit",
+    "crps",
+    "interval_coverage",
+    "interval_coverage_error",
+    "quantile_calibration_curve",
+    "quantile_calibration_error",
+    "miscalibration_area",
+    "ence",
+    "uce",
+    "nll",
+]
+
+_SQRT_PI = math.sqrt(math.pi)
+_DEFAULT_LEVELS = (0.5, 0.8, 0.9, 0.95)
+
+
+def _is_univariate(dist):
+    if isinstance(dist, (Normal, Laplace)):
+        return True
+    return isinstance(dist, Mixture) and isinstance(dist.components[0], (Normal, Laplace))
+
+
+def check_univariate_predictions(y_true, y_pred, sample_weight=None):
+    """``(dist, y, w)``: a univariate distribution, matching real targets, rescaled weights."""
+    dist, _ = as_distribution(y_pred, "y_pred")
+    if not _is_univariate(dist):
+        what = type(dist).__name__
+        if isinstance(dist, Mixture):
+            what += f" of {type(dist.components[0]).__name__} components"
+        raise TypeError("y_pred must be a univariate predictive distribution (Normal, Laplace, a "
+                        f"Mixture of them, or an (n_samples, 2) array [mean, std]); got {what}.")
+    y = check_targets(y_true, dist)
+    w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
+    return dist, y, w
+
+
+def _mean(values, w):
+    return float(np.mean(values)) if w is None else float(np.average(values, weights=w))
+
+
+# --------------------------------------------------------------------------------------------
+# PIT and CRPS
+
+
+def pit(y_true, y_pred):
+    """Probability integral transform ``F_i(y_i)`` of each target under its prediction.
+
+    For a calibrated model with continuous predictive distributions the PIT values are uniform on
+    ``[0, 1]`` (Dawid 1984); a U-shaped histogram means too narrow predictions, a hump too wide
+    ones, a slope a biased mean. Test their uniformity with :func:`skcalib.stats.pit_test`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations (column 0 and 1), read as normal predictions.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        PIT values in ``[0, 1]``. A point prediction (a normal with ``scale = 0``) gives 0 or 1.
+
+    Examples
+    --------
+    >>> from skcalib import pit
+    >>> pit([0.0, 1.0], [[0.0, 1.0], [0.0, 1.0]]).round(4)
+    array([0.5   , 0.8413])
+    """
+    dist, y, _ = check_univariate_predictions(y_true, y_pred)
+    return dist.cdf(y)
+
+
+def _crps_normal(d, s):
+    """CRPS of ``N(0, s^2)`` at ``d`` (``= E|X - d| - E|X - X'| / 2``); ``|d|`` for ``s = 0``."""
+    pos = s > 0
+    all_pos = bool(pos.all())
+    ss = s if all_pos else np.where(pos, s, 1.0)
+    z = d / ss
+    val = ss * (z * (2.0 * special.ndtr(z) - 1.0) + 2.0 * np.exp(-0.5 * z * z) / math.sqrt(
+        2 * math.pi) - 1.0 / _SQRT_PI)
+    return val if all_pos else np.where(pos, val, np.abs(d))
+
+
+def _abs_normal(d, s):
+    """``E|d + s Z|`` for a standard normal ``Z`` (``|d|`` for ``s = 0``)."""
+    pos = s > 0
+    ss = np.where(pos, s, 1.0)
+    z = d / ss
+    val = ss * 2.0 * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) + d * (2.0 * special.ndtr(z) - 1.0)
+    return np.where(pos, val, np.abs(d))
+
+
+def _abs_laplace(c, b):
+    """``E|c + L|`` for ``L ~ Laplace(0, b)``: ``|c| + b exp(-|c| / b)``."""
+    a = np.abs(c)
+    return a + b * np.exp(-a / b)
+
+
+def _abs_laplace_difference(c, b1, b2):
+    """``E|c + L1 - L2|`` for independent ``L1 ~ Laplace(0, b1)``, ``L2 ~ Laplace(0, b2)``.
+
+    The characteristic function of ``L1 - L2`` is ``1 / ((1 + b1^2 t^2)(1 + b2^2 t^2))``; its
+    partial fractions make ``L1 - L2`` the signed mixture ``(b1^2 L(b1) - b2^2 L(b2)) /
+    (b1^2 - b2^2)``, so the expectation is the divided difference of ``h(s) = s g(c, sqrt(s))``
+    (``g`` = :func:`_abs_laplace`) at ``s = b1^2, b2^2``. For nearly equal scales the derivative
+    ``h'(s) = |c| + exp(-|c| / b) (3 b + |c|) / 2`` at the midpoint replaces it (error of order
+    ``(s1 - s2)^2``).
+    """
+    s1, s2 = b1 * b1, b2 * b2
+    a = np.abs(c)
+    mid = 0.5 * (s1 + s2)
+    close = np.abs(s1 - s2) <= 1e-3 * mid
+    bm = np.sqrt(mid)
+    deriv = a + np.exp(-a / bm) * (1.5 * bm + 0.5 * a)
+    denom = np.where(close, 1.0, s1 - s2)
+    diff = (s1 * _abs_laplace(c, b1) - s2 * _abs_laplace(c, b2)) / denom
+    return np.where(close, deriv, diff)
+
+
+def _crps_values(dist, y):
+    if isinstance(dist, Normal):
+        return _crps_normal(y - dist.loc, dist.scale)
+    if isinstance(dist, Laplace):
+        b = dist.scale
+        return _abs_laplace(y - dist.loc, b) - 0.75 * b
+    # Mixtures (Grimit et al. 2006): E|X - y| - E|X - X'| / 2 over all pairs of components.
+    W = dist.weights
+    comps = dist.components
+    normal = isinstance(comps[0], Normal)
+    first = 0.0
+    second = 0.0
+    for k, ck in enumerate(comps):
+        if normal:
+            first = first + W[:, k] * _abs_normal(y - ck.loc, ck.scale)
+            second = second + W[:, k] ** 2 * 2.0 * ck.scale / _SQRT_PI
+        else:
+            first = first + W[:, k] * _abs_laplace(y - ck.loc, ck.scale)
+            second = second + W[:, k] ** 2 * 1.5 * ck.scale
+        for m in range(k + 1, len(comps)):
+            cm = comps[m]
+            if normal:
+                pair = _abs_normal(ck.loc - cm.loc, np.sqrt(ck.scale ** 2 + cm.scale ** 2))
+            else:
+                pair = _abs_laplace_difference(ck.loc - cm.loc, ck.scale, cm.scale)
+            second = second + 2.0 * W[:, k] * W[:, m] * pair
+    return np.maximum(first - 0.5 * second, 0.0)
+
+
+def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
+    """Continuous ranked probability score ``int (F_i(x) - 1{x >= y_i})^2 dx`` (lower is better).
+
+    Closed forms for every univariate family, so no sampling or quadrature is needed:
+
+    * Normal ``N(m, s^2)``: ``s [z (2 Phi(z) - 1) + 2 phi(z) - 1 / sqrt(pi)]``, ``z = (y - m) / s``
+      (Gneiting et al. 2005); ``|y - m|`` for a point prediction (``s = 0``);
+    * Laplace ``L(m, b)``: ``|y - m| + b exp(-|y - m| / b) - 3 b / 4``;
+    * mixtures: the kernel form ``E|X - y| - E|X - X'| / 2`` summed over all pairs of components
+      (Grimit et al. 2006 for normal mixtures, with ``E|d + s Z| = 2 s phi(d / s) + d (2 Phi(d / s)
+      - 1)``); for Laplace mixtures ``E|c + L1 - L2|`` follows from the partial fractions of the
+      characteristic function of ``L1 - L2`` (exact; the equal-scale limit near ties).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the mean.
+    reduction : {"mean", "none"}, default="mean"
+        ``"mean"``: the (weighted) mean CRPS; ``"none"``: the CRPS of every sample.
+
+    Returns
+    -------
+    float or ndarray of shape (n_samples,)
+        In the units of ``y``; for a point prediction the absolute error.
+
+    Examples
+    --------
+    >>> from skcalib import crps
+    >>> round(crps([0.0], [[0.0, 1.0]]), 4)
+    0.2337
+    """
+    dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
+    check_option(reduction, "reduction", ("mean", "none"))
+    values = _crps_values(dist, y)
+    if reduction == "none":
+        return values
+    return _mean(values, w)
+
+
+def nll(y_true, y_pred, *, sample_weight=None):
+    """Negative log-likelihood ``-mean_i log p_i(y_i)`` of the targets (lower is better).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, d)
+        Real targets (vectors for multivariate predictions).
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Predictive distributions with a density (Normal, Laplace, MultivariateNormal, or a
+        Mixture of them), or predicted means and standard deviations (normal predictions).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the mean.
+
+    Returns
+    -------
+    float
+        In nats. A point prediction (``scale = 0``) has an infinite density at its value, so an
+        exact hit gives ``-inf`` and a miss ``inf`` (both together: NaN).
+
+    Examples
+    --------
+    >>> from skcalib import nll
+    >>> round(nll([0.0], [[0.0, 1.0]]), 4)
+    0.9189
+    """
+    dist, _ = as_distribution(y_pred, "y_pred")
+    if isinstance(dist, Categorical):
+        raise TypeError("y_pred must be a predictive distribution with a density; for "
+                        "Categorical predictions use sklearn.metrics.log_loss.")
+    y = check_targets(y_true, dist)
+    w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
+    lp = dist.log_pdf(y)
+    with np.errstate(invalid="ignore"):  # inf - inf for point predictions: NaN, as documented
+        return -_mean(lp, w)
+
+
+# --------------------------------------------------------------------------------------------
+# coverage and quantile calibration
+
+
+def _check_levels(levels, name):
+    arr = np.asarray(levels)
+    if arr.dtype.kind not in "iuf" or arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a real number or a non-empty 1-D array of them in "
+                         f"(0, 1); got {levels!r}.")
+    arr = arr.astype(np.float64)
+    if not np.all((arr > 0) & (arr < 1)):
+        raise ValueError(f"{name} must lie in (0, 1); got {levels!r}.")
+    return arr
+
+
+def _weighted_ecdf(values, w, points):
+    """Weighted fraction of ``values <= p`` for each ``p`` in ``points``: each value is placed
+    at the first sorted point it does not exceed (``O(n log m)``, no sort of the values)."""
+    points = np.asarray(points, dtype=np.float64)
+    flat = points.ravel()
+    order = np.argsort(flat, kind="stable")
+    idx = np.searchsorted(flat[order], values, side="left")
+    counts = np.bincount(idx, weights=w, minlength=flat.size + 1)[:flat.size]
+    total = values.size if w is None else np.sum(w)
+    out = np.empty(flat.size)
+    out[order] = np.cumsum(counts) / total
+    return out.reshape(points.shape)
+
+
+def _proportion_values(dist, y, proportion):
+    """PIT values (``"quantile"``) or the smallest central level covering ``y`` (``"interval"``:
+    ``|2 PIT - 1|``; ``y`` lies in the central ``p``-interval iff this is ``<= p``)."""
+    u = dist.cdf(y)
+    return u if proportion == "quantile" else np.abs(2.0 * u - 1.0)
+
+
+def interval_coverage(y_true, y_pred, *, levels=_DEFAULT_LEVELS, sample_weight=None):
+    """Observed coverage of the central prediction intervals at the given levels.
+
+    The central interval at level ``p`` runs from the ``(1 - p) / 2`` to the ``(1 + p) / 2``
+    quantile of each prediction; a calibrated model covers a fraction ``p`` of the targets.
+    Computed from the PIT: ``y`` is covered iff ``|2 F(y) - 1| <= p`` (exact for continuous
+    predictive distributions).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    levels : float or array-like of shape (n_levels,), default=(0.5, 0.8, 0.9, 0.95)
+        Nominal coverages in (0, 1).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the fractions.
+
+    Returns
+    -------
+    float or ndarray of shape (n_levels,)
+        Observed coverage per level (a float for a scalar ``levels``).
+
+    Examples
+    --------
+    >>> from skcalib import interval_coverage
+    >>> interval_coverage([0.0, 0.5, 3.0], [[0.0, 1.0]] * 3, levels=0.9)
+    0.6666666666666666
+    """
+    dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
+    lv = _check_levels(levels, "levels")
+    cov = _weighted_ecdf(_proportion_values(dist, y, "interval"), w, lv)
+    return float(cov) if lv.ndim == 0 else cov
+
+
+def interval_coverage_error(y_true, y_pred, *, levels=_DEFAULT_LEVELS, sample_weight=None):
+    """Mean absolute difference between observed and nominal coverage of central intervals.
+
+    ``mean_j |coverage(p_j) - p_j|`` over the ``levels`` (see :func:`interval_coverage`); 0 for a
+    calibrated model (lower is better).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    levels : float or array-like of shape (n_levels,), default=(0.5, 0.8, 0.9, 0.95)
+        Nominal coverages in (0, 1).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the fractions.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skcalib import interval_coverage_error
+    >>> round(interval_coverage_error([0.0, 0.5, 3.0], [[0.0, 1.0]] * 3, levels=0.9), 4)
+    0.2333
+    """
+    lv = _check_levels(levels, "levels")
+    cov = interval_coverage(y_true, y_pred, levels=lv, sample_weight=sample_weight)
+    return float(np.mean(np.abs(np.asarray(cov) - lv)))
+
+
+def _check_grid(quantiles, name="quantiles", allow_none=False):
+    if quantiles is None and allow_none:
+        return None
+    if isinstance(quantiles, (int, np.integer)) and not isinstance(quantiles, (bool, np.bool_)):
+        check_scalar_param(quantiles, name, kind="int", min_val=2)
+        return np.linspace(0.01, 0.99, int(quantiles))
+    arr = np.asarray(quantiles)
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"{name} must be an integer >= 2 or a 1-D array of at least two "
+                         f"probabilities; got {quantiles!r:.80}.")
+    arr = arr.astype(np.float64)
+    if not np.all((arr >= 0) & (arr <= 1)) or np.any(np.diff(arr) <= 0):
+        raise ValueError(f"{name} must be strictly increasing probabilities in [0, 1].")
+    return arr
+
+
+def quantile_calibration_curve(y_true, y_pred, *, quantiles=99, proportion="quantile",
+                               sample_weight=None):
+    """The quantile-calibration curve (Kuleshov, Fenner and Ermon 2018): observed against expected
+    proportions.
+
+    With ``proportion="quantile"`` the observed proportion at ``p`` is the fraction of targets
+    below their predicted ``p``-quantile (the fraction of PIT values ``<= p``); with
+    ``"interval"`` the fraction inside the central ``p``-interval. A calibrated model lies on
+    the diagonal.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    quantiles : int or array-like of shape (n_quantiles,), default=99
+        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
+        strictly increasing probabilities in ``[0, 1]``.
+    proportion : {"quantile", "interval"}, default="quantile"
+        Quantile (one-sided) or central-interval proportions; see the module notes.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the fractions.
+
+    Returns
+    -------
+    expected : ndarray of shape (n_quantiles,)
+        The expected proportions (x-axis).
+    observed : ndarray of shape (n_quantiles,)
+        The observed proportions (y-axis).
+
+    Examples
+    --------
+    >>> from skcalib import quantile_calibration_curve
+    >>> exp, obs = quantile_calibration_curve([0.0, 0.5, 3.0], [[0.0, 1.0]] * 3,
+    ...                                       quantiles=[0.25, 0.5, 0.75])
+    >>> obs
+    array([0.        , 0.33333333, 0.66666667])
+    """
+    dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
+    grid = _check_grid(quantiles)
+    check_option(proportion, "proportion", ("quantile", "interval"))
+    return grid, _weighted_ecdf(_proportion_values(dist, y, proportion), w, grid)
+
+
+def quantile_calibration_error(y_true, y_pred, *, quantiles=99, proportion="quantile",
+                               norm="l1", sample_weight=None):
+    """Distance of the quantile-calibration curve from the diagonal (lower is better).
+
+    ``"l1"``: ``mean_j |observed_j - p_j|`` (the mean absolute calibration error of
+    uncertainty-toolbox); ``"l2"``: ``sqrt(mean_j (observed_j - p_j)^2)`` (its root mean squared
+    calibration error; Kuleshov et al.'s ``cal`` with equal weights is ``n_quantiles`` times
+    its square); ``"max"``: ``max_j |observed_j - p_j|``. See :func:`quantile_calibration_curve`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    quantiles : int or array-like of shape (n_quantiles,), default=99
+        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
+        strictly increasing probabilities in ``[0, 1]``.
+    proportion : {"quantile", "interval"}, default="quantile"
+        Quantile (one-sided) or central-interval proportions.
+    norm : {"l1", "l2", "max"}, default="l1"
+        How the differences are summarised.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the fractions.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skcalib import quantile_calibration_error
+    >>> round(quantile_calibration_error([0.0, 0.5, 3.0], [[0.0, 1.0]] * 3,
+    ...                                  quantiles=[0.25, 0.5, 0.75]), 4)
+    0.1667
+    """
+    check_option(norm, "norm", ("l1", "l2", "max"))
+    exp, obs = quantile_calibration_curve(y_true, y_pred, quantiles=quantiles,
+                                          proportion=proportion, sample_weight=sample_weight)
+    d = np.abs(obs - exp)
+    if norm == "l1":
+        return float(d.mean())
+    if norm == "l2":
+        return float(np.sqrt(np.mean(d * d)))
+    return float(d.max())
+
+
+def _area_between(x, d):
+    """Exact area ``int |d|`` of the piecewise-linear ``d`` through ``(x, d)``, sign changes
+    included."""
+    h = np.diff(x)
+    d0, d1 = d[:-1], d[1:]
+    a0, a1 = np.abs(d0), np.abs(d1)
+    same = d0 * d1 >= 0
+    tot = a0 + a1
+    cross = np.divide(d0 * d0 + d1 * d1, tot, out=np.zeros_like(tot), where=tot > 0)
+    return float(np.sum(h * np.where(same, 0.5 * tot, 0.5 * cross)))
+
+
+def _exact_area(values, w):
+    """``int_0^1 |G(p) - p| dp`` for the weighted empirical distribution function ``G``."""
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    cw = np.cumsum(np.ones_like(v) if w is None else w[order])
+    c = cw / cw[-1]
+    t = np.concatenate(([0.0], v, [1.0]))
+    g = np.concatenate(([0.0], c))  # G on [t_j, t_{j+1})
+
+    def H(x):
+        return 0.5 * x * np.abs(x)
+
+    return float(np.sum(H(t[1:] - g) - H(t[:-1] - g)))
+
+
+def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None,
+                        sample_weight=None):
+    """Area between the quantile-calibration curve and the diagonal (lower is better).
+
+    With ``quantiles=None`` (default) the exact area ``int_0^1 |G(p) - p| dp``, where ``G`` is the
+    (weighted) empirical distribution function of the PIT values (``proportion="quantile"``) or
+    of the central levels ``|2 PIT - 1|`` (``"interval"``): one sort, no grid (with quantile
+    proportions it is the 1-Wasserstein distance between the PIT values and the uniform
+    distribution). With a grid of ``quantiles``, the area between the piecewise-linear curve
+    through the grid points and the diagonal, crossings included, over the grid's range
+    (uncertainty-toolbox's ``miscalibration_area`` is ``quantiles=np.linspace(0, 1, 100),
+    proportion="interval"``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+    proportion : {"quantile", "interval"}, default="quantile"
+        Quantile (one-sided) or central-interval proportions.
+    quantiles : None, int or array-like of shape (n_quantiles,), default=None
+        None for the exact area; an integer ``m`` for the grid ``np.linspace(0.01, 0.99, m)``, or
+        strictly increasing probabilities in ``[0, 1]``.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the proportions.
+
+    Returns
+    -------
+    float
+        In ``[0, 1/2]``.
+
+    Examples
+    --------
+    >>> from skcalib import miscalibration_area
+    >>> round(miscalibration_area([0.0], [[0.0, 1.0]]), 4)
+    0.25
+    """
+    dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
+    check_option(proportion, "proportion", ("quantile", "interval"))
+    grid = _check_grid(quantiles, allow_none=True)
+    values = _proportion_values(dist, y, proportion)
+    if grid is None:
+        return _exact_area(values, w)
+    obs = _weighted_ecdf(values, w, grid)
+    return _area_between(grid, obs - grid)
+
+
+# --------------------------------------------------------------------------------------------
+# variance-based calibration: ENCE and UCE
+
+
+def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
+    """Per non-empty bin of the predicted standard deviation: weight, mean variance, MSE."""
+    dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
+    check_scalar_param(n_bins, "n_bins", kind="int", min_val=1)
+    check_option(strategy, "strategy", ("quantile", "uniform"))
+    var = np.asarray(dist.variance, dtype=np.float64)
+    std = np.sqrt(var)
+    r2 = (y - np.asarray(dist.mean, dtype=np.float64)) ** 2
+    n_bins = int(n_bins)
+    if strategy == "quantile":
+        edges = np.quantile(std, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
+    else:
+        edges = np.linspace(std.min(), std.max(), n_bins + 1)[1:-1]
+    idx = np.searchsorted(edges, std, side="right")
+    ww = np.ones_like(std) if w is None else w
+    W = np.bincount(idx, weights=ww, minlength=n_bins)
+    MV = np.bincount(idx, weights=ww * var, minlength=n_bins)
+    MSE = np.bincount(idx, weights=ww * r2, minlength=n_bins)
+    keep = W > 0
+    return W[keep], MV[keep] / W[keep], MSE[keep] / W[keep]
+
+
+_BIN_DOC = """    n_bins : int, default=10
+        Number of bins of the predicted standard deviation.
+    strategy : {"quantile", "uniform"}, default="quantile"
+        ``"quantile"``: equal-count bins (edges at quantiles of the predicted standard deviation;
+        Levi et al. 2022; tied values share a bin, so bins can be fewer); ``"uniform"``:
+        equal-width bins between the smallest and the largest. Empty bins are left out."""
+
+
+def ence(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
+    """Expected normalized calibration error (Levi et al. 2022) (lower is better).
+
+    The predictions are binned by their standard deviation; in each bin the root mean variance
+    ``RMV = sqrt(mean sigma_i^2)`` is compared with the root mean squared error
+    ``RMSE = sqrt(mean (y_i - mu_i)^2)``: ``ENCE = mean_bins |RMV - RMSE| / RMV``. For any
+    predictive distribution ``mu`` and ``sigma^2`` are its mean and variance.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+{bins}
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the within-bin means (the bins themselves count equally).
+
+    Returns
+    -------
+    float
+        Unitless; ``inf`` if a bin of point predictions (variance 0) has errors.
+
+    Examples
+    --------
+    >>> from skcalib import ence
+    >>> round(ence([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
+    0.5
+    """
+    W, MV, MSE = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    rmv, rmse = np.sqrt(MV), np.sqrt(MSE)
+    gap = np.abs(rmv - rmse)
+    ratio = np.divide(gap, rmv, out=np.where(gap > 0, np.inf, 0.0), where=rmv > 0)
+    return float(np.mean(ratio))
+
+
+def uce(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
+    """Uncertainty calibration error (Laves et al. 2020; used by Levi et al. 2022) (lower is
+    better).
+
+    The predictions are binned by their standard deviation; ``UCE = sum_bins (n_b / n)
+    |MV_b - MSE_b|`` with the mean predicted variance ``MV_b`` and the mean squared error
+    ``MSE_b`` of bin ``b`` (weights: ``n_b / n`` becomes the bin's share of the total weight).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : Distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
+        means and standard deviations, read as normal predictions.
+{bins}
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the bin shares and the within-bin means.
+
+    Returns
+    -------
+    float
+        In squared units of ``y``.
+
+    Examples
+    --------
+    >>> from skcalib import uce
+    >>> round(uce([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
+    6.0
+    """
+    W, MV, MSE = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    return float(np.sum(W * np.abs(MV - MSE)) / np.sum(W))
+
+
+ence.__doc__ = ence.__doc__.replace("{bins}", _BIN_DOC)
+uce.__doc__ = uce.__doc__.replace("{bins}", _BIN_DOC)
