@@ -34,6 +34,7 @@ bench: $(STAMP_RUN)
 	$(BIN)/python benchmarks/bench_recalibration.py
 	$(BIN)/python benchmarks/bench_estimation.py
 	$(BIN)/python benchmarks/bench_tests.py
+	$(BIN)/python benchmarks/bench_practitioner.py
 
 docs: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[docs]"

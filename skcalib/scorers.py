@@ -44,9 +44,14 @@ from ._validation import check_bool
 from ._predictions import predict_distribution
 from .distributions import Categorical
 from .metrics import calibration_error, klce, mmce, skce, ucme
+from .metrics import (brier_score, crps, ence, integrated_calibration_index,
+                      interval_coverage_error, log_score, miscalibration_area, nll,
+                      quantile_calibration_error, smooth_ece, uce)
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
-           "predict_distribution", "skce_pvalue", "KLCEScorer", "make_klce_scorer"]
+           "predict_distribution", "skce_pvalue", "KLCEScorer", "make_klce_scorer",
+           "spiegelhalter_pvalue", "hosmer_lemeshow_pvalue", "logistic_calibration_pvalue",
+           "ecce_pvalue", "pit_pvalue"]
 
 
 def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
@@ -90,6 +95,193 @@ def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
                      **test_kwargs).pvalue
 
 
+def _test_pvalue(test_name, y_true, y_pred, kwargs, labels=None):
+    """p-value of ``skcalib.stats.<test_name>(y_true, y_pred, **kwargs)`` (``labels`` passed on
+    when given)."""
+    from . import stats
+
+    if labels is not None:
+        kwargs = dict(kwargs, labels=labels)
+    return getattr(stats, test_name)(y_true, y_pred, **kwargs).pvalue
+
+
+def spiegelhalter_pvalue(y_true, y_proba, *, labels=None, **test_kwargs):
+    """p-value of Spiegelhalter's Z test (:func:`skcalib.stats.spiegelhalter_test`).
+
+    A metric for model selection: greater is better (a model whose miscalibration the data cannot
+    show scores near 1, a clearly miscalibrated one near 0). Two-sided by default.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities.
+    labels : array-like, default=None
+        All class labels, sorted as the columns of ``y_proba``.
+    **test_kwargs
+        Further options of :func:`skcalib.stats.spiegelhalter_test` (``alternative``, ...).
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1]; for more than two classes the overall p-value of the
+        one-vs-rest tests, corrected for multiple testing (the test's ``correction``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import spiegelhalter_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=500)
+    >>> y = (rng.random(500) < p).astype(int)
+    >>> 0 <= spiegelhalter_pvalue(y, p) <= 1
+    True
+    """
+    return _test_pvalue("spiegelhalter_test", y_true, y_proba, test_kwargs, labels)
+
+
+def hosmer_lemeshow_pvalue(y_true, y_proba, *, labels=None, **test_kwargs):
+    """p-value of the Hosmer--Lemeshow test (:func:`skcalib.stats.hosmer_lemeshow_test`).
+
+    A metric for model selection: greater is better. The p-value depends on the number and kind
+    of groups (see the test's Notes); fix them with ``test_kwargs`` when comparing models.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities.
+    labels : array-like, default=None
+        All class labels, sorted as the columns of ``y_proba``.
+    **test_kwargs
+        Further options of :func:`skcalib.stats.hosmer_lemeshow_test` (``n_groups``,
+        ``strategy``, ``df``, ...).
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1]; for more than two classes the overall p-value of the
+        one-vs-rest tests, corrected for multiple testing (the test's ``correction``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import hosmer_lemeshow_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=500)
+    >>> y = (rng.random(500) < p).astype(int)
+    >>> 0 <= hosmer_lemeshow_pvalue(y, p) <= 1
+    True
+    """
+    return _test_pvalue("hosmer_lemeshow_test", y_true, y_proba,
+                        test_kwargs, labels)
+
+
+def logistic_calibration_pvalue(y_true, y_proba, *, labels=None, **test_kwargs):
+    """p-value of the likelihood-ratio test of calibration intercept 0 and slope 1
+    (:func:`skcalib.stats.logistic_calibration`, Cox 1958).
+
+    A metric for model selection: greater is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities.
+    labels : array-like, default=None
+        All class labels, sorted as the columns of ``y_proba``.
+    **test_kwargs
+        Further options of :func:`skcalib.stats.logistic_calibration`.
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1]; for more than two classes the overall p-value of the
+        one-vs-rest tests, corrected for multiple testing (the test's ``correction``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import logistic_calibration_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=500)
+    >>> y = (rng.random(500) < p).astype(int)
+    >>> 0 <= logistic_calibration_pvalue(y, p) <= 1
+    True
+    """
+    return _test_pvalue("logistic_calibration", y_true, y_proba,
+                        test_kwargs, labels)
+
+
+def ecce_pvalue(y_true, y_proba, *, labels=None, **test_kwargs):
+    """p-value of the cumulative-differences (ECCE) test (:func:`skcalib.stats.ecce_test`).
+
+    A metric for model selection: greater is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities.
+    labels : array-like, default=None
+        All class labels, sorted as the columns of ``y_proba``.
+    **test_kwargs
+        Further options of :func:`skcalib.stats.ecce_test` (``statistic="ks"|"kuiper"``, ...).
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1] (top-label for more than two classes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import ecce_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=500)
+    >>> y = (rng.random(500) < p).astype(int)
+    >>> 0 <= ecce_pvalue(y, p) <= 1
+    True
+    """
+    return _test_pvalue("ecce_test", y_true, y_proba, test_kwargs, labels)
+
+
+def pit_pvalue(y_true, y_pred, **test_kwargs):
+    """p-value of the uniformity test of the PIT values (:func:`skcalib.stats.pit_test`).
+
+    A metric for model selection of probabilistic regressors: greater is better.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_pred : distribution or array-like of shape (n_samples, 2)
+        Univariate predictive distributions, or ``[mean, std]`` rows (normal predictions).
+    **test_kwargs
+        Further options of :func:`skcalib.stats.pit_test` (``method="ks"|"cvm"|"ad"``, ...).
+
+    Returns
+    -------
+    float
+        The p-value, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import pit_pvalue
+    >>> rng = np.random.default_rng(0)
+    >>> mu = rng.normal(size=500)
+    >>> y = mu + rng.normal(size=500)
+    >>> 0 <= pit_pvalue(y, np.column_stack([mu, np.ones(500)])) <= 1
+    True
+    """
+    return _test_pvalue("pit_test", y_true, y_pred, test_kwargs)
+
+
 _METRICS = {
     "calibration_error": calibration_error,
     "skce": skce,
@@ -97,6 +289,18 @@ _METRICS = {
     "ucme": ucme,
     "skce_pvalue": skce_pvalue,
 }
+
+#: The practitioner's toolbox (issue 14): metrics of :mod:`skcalib.metrics` by name, the p-value
+#: scorers of the tests of :mod:`skcalib.stats`, and the test behind each p-value scorer (whose
+#: options ``make_calibration_scorer`` accepts).
+_METRICS.update({func.__name__: func for func in (
+    smooth_ece, integrated_calibration_index, brier_score, log_score, crps, nll, ence, uce,
+    miscalibration_area, interval_coverage_error, quantile_calibration_error)})
+_PVALUE_TESTS = {skce_pvalue: "skce_test", spiegelhalter_pvalue: "spiegelhalter_test",
+                 hosmer_lemeshow_pvalue: "hosmer_lemeshow_test",
+                 logistic_calibration_pvalue: "logistic_calibration", ecce_pvalue: "ecce_test",
+                 pit_pvalue: "pit_test"}
+_METRICS.update({func.__name__: func for func in _PVALUE_TESTS if func is not skce_pvalue})
 
 
 class CalibrationScorer:
@@ -166,9 +370,15 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
 
     Parameters
     ----------
-    metric : {"calibration_error", "skce", "mmce", "ucme", "skce_pvalue"} or callable
+    metric : {"calibration_error", "skce", "mmce", "ucme", "skce_pvalue", ...} or callable
         A metric of :mod:`skcalib.metrics` by name, or any function
-        ``metric(y_true, y_proba, **kwargs)``.
+        ``metric(y_true, y_proba, **kwargs)``. The names also include the practitioner's
+        metrics (``"smooth_ece"``, ``"integrated_calibration_index"``, ``"brier_score"``,
+        ``"log_score"``, ``"crps"``, ``"nll"``, ``"ence"``, ``"uce"``, ``"miscalibration_area"``,
+        ``"interval_coverage_error"``, ``"quantile_calibration_error"``) and the p-values of
+        tests (``"spiegelhalter_pvalue"``, ``"hosmer_lemeshow_pvalue"``,
+        ``"logistic_calibration_pvalue"``, ``"ecce_pvalue"``, ``"pit_pvalue"``; pass
+        ``greater_is_better=True``), whose options are those of the test.
     greater_is_better : bool, default=False
         Calibration errors are lower-is-better, so the scorer negates them by default.
     **metric_kwargs
@@ -213,10 +423,10 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
     else:
         raise TypeError(f"metric must be a string or a callable; got {metric!r}.")
     if func in _METRICS.values():
-        if func is skce_pvalue:
-            from .stats import skce_test
+        if func in _PVALUE_TESTS:
+            from . import stats
 
-            func_params = inspect.signature(skce_test).parameters
+            func_params = inspect.signature(getattr(stats, _PVALUE_TESTS[func])).parameters
         else:
             func_params = inspect.signature(func).parameters
         params = func_params
@@ -245,11 +455,32 @@ _SCORERS = {
     "neg_mmce": ("mmce", {}),
     "neg_unnormalized_calibration_mean_embedding": ("ucme", {"random_state": 0}),
     "neg_ucme": ("ucme", {"random_state": 0}),
+    # the practitioner's toolbox (issue 14): smooth errors, proper scores, regression
+    "neg_smooth_ece": ("smooth_ece", {}),
+    "neg_integrated_calibration_index": ("integrated_calibration_index", {"statistic": "ici"}),
+    "neg_ici": ("integrated_calibration_index", {"statistic": "ici"}),
+    "neg_e50": ("integrated_calibration_index", {"statistic": "e50"}),
+    "neg_e90": ("integrated_calibration_index", {"statistic": "e90"}),
+    "neg_emax": ("integrated_calibration_index", {"statistic": "emax"}),
+    "neg_brier_score": ("brier_score", {}),
+    "neg_log_score": ("log_score", {}),
+    "neg_crps": ("crps", {}),
+    "neg_nll": ("nll", {}),
+    "neg_ence": ("ence", {}),
+    "neg_uce": ("uce", {}),
+    "neg_miscalibration_area": ("miscalibration_area", {}),
+    "neg_interval_coverage_error": ("interval_coverage_error", {}),
+    "neg_quantile_calibration_error": ("quantile_calibration_error", {}),
 }
 
 #: Scores from tests, greater is better (not negated): name -> (metric, fixed keyword arguments).
 _PVALUE_SCORERS = {
     "skce_pvalue": ("skce_pvalue", {}),
+    "spiegelhalter_pvalue": ("spiegelhalter_pvalue", {}),
+    "hosmer_lemeshow_pvalue": ("hosmer_lemeshow_pvalue", {}),
+    "logistic_calibration_pvalue": ("logistic_calibration_pvalue", {}),
+    "ecce_pvalue": ("ecce_pvalue", {}),
+    "pit_pvalue": ("pit_pvalue", {}),
 }
 
 #: Scorers that only apply to skcalib's calibration estimation functions.
@@ -274,7 +505,33 @@ def get_scorer_names():
     ``neg_unnormalized_calibration_mean_embedding``  ``neg_ucme``
     ``neg_calibration_risk``                         (estimation functions only)
     ``skce_pvalue``                                  p-value of the SKCE test (greater is better)
+    ``neg_smooth_ece``                               smooth ECE (Blasiok and Nakkiran)
+    ``neg_integrated_calibration_index``             ``neg_ici`` (``neg_e50``, ``neg_e90``,
+                                                     ``neg_emax``: the other lowess indices)
+    ``neg_brier_score``                              multiclass Brier score (= scikit-learn's)
+    ``neg_log_score``                                log loss (= scikit-learn's ``neg_log_loss``)
+    ``neg_crps``                                     CRPS of predictive distributions
+    ``neg_nll``                                      negative log-likelihood (mean)
+    ``neg_ence``                                     ENCE (binned by predicted std)
+    ``neg_uce``                                      UCE (binned by predicted variance)
+    ``neg_miscalibration_area``                      miscalibration area
+    ``neg_interval_coverage_error``                  coverage error of central intervals
+    ``neg_quantile_calibration_error``               quantile calibration error (Kuleshov)
+    ``spiegelhalter_pvalue``                         p-value, Spiegelhalter's Z (greater is better)
+    ``hosmer_lemeshow_pvalue``                       p-value, Hosmer--Lemeshow (greater is better)
+    ``logistic_calibration_pvalue``                  p-value, likelihood-ratio test of intercept 0
+                                                     and slope 1 (greater is better)
+    ``ecce_pvalue``                                  p-value, cumulative-differences (ECCE) test,
+                                                     Kolmogorov--Smirnov (greater is better)
+    ``pit_pvalue``                                   p-value, uniformity of the PIT values,
+                                                     Kolmogorov--Smirnov (greater is better)
     ===============================================  =============================================
+
+    Every ``neg_`` score is a negated lower-is-better metric; the ``_pvalue`` scores are not
+    negated. The classification scorers score ``predict_proba``, the regression ones (CRPS, NLL,
+    ENCE, UCE, miscalibration area, coverage and quantile errors, PIT) Normal predictions from
+    ``predict(X, return_std=True)`` or a model's ``predict_distribution`` (see
+    :func:`predict_distribution`). :doc:`/metrics` places each of them next to its metric and test.
 
     Returns
     -------
@@ -305,7 +562,13 @@ def get_scorer(scoring):
         ``neg_calibration_risk``, or ``skce_pvalue`` (the p-value of
         :func:`skcalib.stats.skce_test` with ``random_state=0``, deterministic; greater is better,
         so a search prefers models whose miscalibration the data cannot show), or a scikit-learn
-        scorer name. Callables are returned unchanged.
+        scorer name. Callables are returned unchanged. The practitioner's metrics and tests have
+        scorers too (``neg_smooth_ece``, ``neg_ici``, ``neg_brier_score``, ``neg_crps``,
+        ``neg_ence``, ``neg_miscalibration_area``, ``neg_interval_coverage_error``, the p-values
+        ``spiegelhalter_pvalue``, ``pit_pvalue``, ...; the table of :func:`get_scorer_names`).
+        ``neg_brier_score`` is also a scikit-learn name: skcalib's gives the same values (with
+        ``labels=estimator.classes_``, so string labels need no ``pos_label``). A lower-is-better
+        metric's name without ``neg_`` raises a ``ValueError`` that names its scorer.
 
         ``neg_calibration_risk`` only scores the calibration estimation functions of
         :mod:`skcalib.estimation` (or a pipeline ending in one): the negated held-out risk of the
@@ -358,6 +621,11 @@ def get_scorer(scoring):
     try:
         return _sk_get_scorer(scoring)
     except ValueError:
+        if f"neg_{scoring}" in _SCORERS:  # a lower-is-better metric's name without the sign
+            raise ValueError(
+                f"scoring={scoring!r}: {scoring} is lower-is-better, its scorer is negated; use "
+                f"scoring='neg_{scoring}' (see skcalib.get_scorer_names())."
+            ) from None
         raise ValueError(
             f"scoring={scoring!r} is neither a skcalib scorer (skcalib.get_scorer_names()) nor a "
             "scikit-learn one (sklearn.metrics.get_scorer_names())."
