@@ -380,3 +380,23 @@ def test_debias_weights_are_frequencies_even_when_huge():
     rep = np.repeat(np.arange(40), 3)
     assert_allclose(calibration_error(y, p, debias=True, sample_weight=np.full(40, 3.0), **kw),
                     calibration_error(y[rep], p[rep], debias=True, **kw), rtol=1e-12)
+
+
+def test_quantile_edges_from_partition_equal_those_from_a_full_sort(monkeypatch):
+    """The quantile edges read order statistics from a partition when the levels are few; they
+    must be bit-identical to the edges of a fully sorted column (ties, duplicates, constants)."""
+    from skcalib.metrics import _binned
+
+    rng = np.random.default_rng(0)
+    cases = []
+    for trial in range(200):
+        n = int(rng.integers(2, 2000))
+        Q = [rng.random((n, 2)), np.round(rng.random((n, 2)), 2), rng.beta(.2, .2, (n, 2)),
+             np.zeros((n, 2))][trial % 4]
+        cases.append((Q, int(rng.integers(2, 300))))
+    fast = [_binned.QuantileBinning(nb).fit(Q).edges_ for Q, nb in cases]
+    monkeypatch.setattr(_binned, "_PARTITION_MAX_LEVELS", -1)
+    for (Q, nb), edges in zip(cases, fast):
+        slow = _binned.QuantileBinning(nb).fit(Q).edges_
+        for a, b in zip(edges, slow):
+            np.testing.assert_array_equal(a, b)
