@@ -451,3 +451,23 @@ def test_pit_test_size_and_power(method):
 def test_pit_test_point_predictions_reject():
     r = pit_test([0.0, 1.0, 2.0], Normal([0.0, 0.0, 0.0], 0.0), method="ad")
     assert r.statistic == np.inf and r.pvalue == 0.0
+
+
+def test_grid_insertion_equals_searchsorted():
+    """The arithmetic insertion into an equally spaced grid (used by the coverage and quantile
+    curves) gives exactly ``np.searchsorted(side="left")``, points and their neighbours
+    included; unequal grids fall back to it."""
+    from skcalib.metrics._regression import _sorted_insertion
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        m = int(rng.integers(3, 300))
+        a, b = sorted(rng.uniform(-1, 2, 2))
+        pts = np.linspace(a, b, m)
+        v = np.concatenate([rng.uniform(a - 0.5, b + 0.5, 500), pts,
+                            np.nextafter(pts, -np.inf), np.nextafter(pts, np.inf)])
+        np.testing.assert_array_equal(_sorted_insertion(pts, v),
+                                      np.searchsorted(pts, v, side="left"))
+        uneven = np.sort(rng.random(m))
+        np.testing.assert_array_equal(_sorted_insertion(uneven, v),
+                                      np.searchsorted(uneven, v, side="left"))
