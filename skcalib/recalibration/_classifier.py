@@ -2,59 +2,20 @@
 
 import numpy as np
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
-                           check_option, check_sample_weight, check_scalar_param,
-                           row_sum_tolerance)
-from ._checks import check_score_matrix
+from .._validation import check_option, check_scalar_param
+from ._base import (  # noqa: F401 - re-exported for the modules that import them from here
+    ClassifierRecalibrator,
+    check_input_features,
+    check_labels_param,
+    looks_like_probabilities,
+    scores_to_logits,
+)
 from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_around
 
-_INPUTS = ("auto", "logits", "proba")
 _OBJECTIVES = ("nll", "skce")
 _SKCE_ESTIMATORS = ("unbiased", "block")
-
-
-def looks_like_probabilities(S, dtype=None):
-    """Scores that are probabilities: values in [0, 1] and (2-D) rows summing to one.
-
-    ``dtype`` is the dtype the caller's scores came in (default ``S.dtype``): rows must sum to
-    one within ``sqrt(eps)`` of it, as the metrics require (float32 and float16 probabilities
-    are converted to float64 before this check, but keep their rounding).
-    """
-    if S.size == 0 or S.min() < 0 or S.max() > 1:
-        return False
-    tol = row_sum_tolerance(S.dtype if dtype is None else dtype)
-    return S.ndim == 1 or bool(np.all(np.abs(S.sum(axis=1) - 1.0) <= tol))
-
-
-def _row_sum_problem(S, dtype):
-    """Why ``S`` is not a probability matrix (for the error message of ``input="proba"``)."""
-    if S.min() < 0 or S.max() > 1:
-        return f"values range over [{float(S.min())!r}, {float(S.max())!r}]"
-    dev = np.abs(S.sum(axis=1) - 1.0)
-    i = int(np.argmax(dev))
-    shown = np.dtype(dtype) if np.issubdtype(dtype, np.floating) else np.dtype(np.float64)
-    return (f"row {i} sums to {float(S[i].sum())!r} (tolerance {row_sum_tolerance(dtype):.2g} "
-            f"for {shown} input)")
-
-
-def check_labels_param(labels):
-    """The ``labels`` parameter: None, or distinct class labels without missing values."""
-    if labels is None:
-        return None
-    lab = _to_1d(labels, "labels")
-    _check_no_missing(lab, "labels")
-    try:
-        n_unique = np.unique(lab).size
-    except TypeError:
-        raise ValueError("labels contains values of mixed types that cannot be sorted.") from None
-    if n_unique != lab.size:
-        raise ValueError("labels contains duplicate values.")
-    if n_unique < 2:
-        raise ValueError(f"labels must contain at least 2 classes; got {lab.tolist()}.")
-    return lab
 
 
 def check_kernel_param(kernel, name="kernel"):
@@ -67,20 +28,7 @@ def check_kernel_param(kernel, name="kernel"):
     return kernel
 
 
-def scores_to_logits(S, kind, eps):
-    """``(n, C)`` logits of 1-D or 2-D scores of the given kind (``"logits"`` or ``"proba"``).
-
-    * 1-D logits are log-odds ``z`` of the positive class: logits ``(0, z)``, so that
-      ``softmax(beta * logits)`` is ``sigmoid(beta * z)``.
-    * Probabilities become ``log(clip(p, eps, 1))`` (1-D: ``(log(1 - p), log p)``).
-    """
-    if kind == "logits":
-        return np.column_stack([np.zeros_like(S), S]) if S.ndim == 1 else S
-    P = np.column_stack([1.0 - S, S]) if S.ndim == 1 else S
-    return np.log(np.clip(P, eps, 1.0))
-
-
-class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
+class TemperatureScaling(ClassifierRecalibrator):
     """Temperature scaling of a classifier's logits or probabilities: ``softmax(logits / T)``.
 
     ``X`` holds the scores of a fitted classifier, one column per class of ``classes_`` (in
@@ -202,40 +150,16 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.skce_estimator = skce_estimator
         self.block_size = block_size
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.one_d_array = True
-        return tags
-
     # -- validation ------------------------------------------------------------------------
 
-    def _check_params(self):
+    def _check_method_params(self):
         """Every parameter, whether or not the objective uses it."""
-        check_option(self.input, "input", _INPUTS)
         check_option(self.objective, "objective", _OBJECTIVES)
-        check_scalar_param(self.eps, "eps", kind="real", min_val=0, include_min=False, max_val=0.5)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
         check_scalar_param(self.block_size, "block_size", min_val=2)
         from ..kernels import as_tensor_kernel
 
         as_tensor_kernel(check_kernel_param(self.kernel))  # a kernel on probabilities
-        return check_labels_param(self.labels)
-
-    def _logits(self, X, *, fitting):
-        S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
-        dtype = _input_dtype(X)
-        if fitting:
-            kind = self.input
-            if kind == "auto":
-                kind = "proba" if looks_like_probabilities(S, dtype) else "logits"
-        else:
-            kind = self.input_
-        if kind == "proba" and not looks_like_probabilities(S, dtype):
-            raise ValueError(
-                "X must hold probabilities (values in [0, 1], rows summing to 1) for "
-                "input='proba'" + ("" if fitting else " (the kind of scores seen in fit)")
-                + f"; {_row_sum_problem(S, dtype)}.")
-        return S, kind, scores_to_logits(S, kind, self.eps)
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -256,16 +180,8 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self : TemperatureScaling
         """
-        labels = self._check_params()
-        S, kind, L = self._logits(X, fitting=True)
+        S, kind, L, classes, y_idx, w = self._validate_fit(X, y, sample_weight)
         n = S.shape[0]
-        classes, y_idx = check_class_labels(y, n, classes=labels, name="y")
-        if L.shape[1] != classes.size:
-            raise ValueError(
-                f"X has {S.shape[1] if S.ndim == 2 else 1} column(s) but there are {classes.size} "
-                f"classes {classes.tolist()[:10]}; pass one column per class (or one column for a "
-                "binary problem), and `labels` if some are absent from y.")
-        w = check_sample_weight(sample_weight, n)
         if self.objective == "nll":
             if w is None:
                 weights, n_samples = np.ones(n), float(n)
@@ -285,9 +201,7 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
                                          self.skce_estimator, self.block_size, 1.0 / beta_nll,
                                          sample_weight=None if w is None else weights)
             beta, self.n_iter_ = 1.0 / T, 0
-        self.classes_ = classes
-        self.input_ = kind
-        self.n_features_in_ = 1 if S.ndim == 1 else S.shape[1]
+        self._set_fitted(S, kind, classes)
         self.inverse_temperature_ = float(beta)
         self.temperature_ = float(1.0 / beta)
         return self
@@ -307,7 +221,7 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
         check_is_fitted(self)
-        _, _, L = self._logits(X, fitting=False)
+        _, _, L = self._scores(X, fitting=False)
         out = L * self.inverse_temperature_
         return out[:, 1] - out[:, 0] if out.shape[1] == 2 else out
 
@@ -324,7 +238,7 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         P : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        _, _, L = self._logits(X, fitting=False)
+        _, _, L = self._scores(X, fitting=False)
         return softmax(L * self.inverse_temperature_, axis=1)
 
     def predict_log_proba(self, X):
@@ -340,7 +254,7 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         log_P : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        _, _, L = self._logits(X, fitting=False)
+        _, _, L = self._scores(X, fitting=False)
         Z = L * self.inverse_temperature_
         Z -= Z.max(axis=1, keepdims=True)
         return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
@@ -358,53 +272,8 @@ class TemperatureScaling(ClassifierMixin, TransformerMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        _, _, L = self._logits(X, fitting=False)
+        _, _, L = self._scores(X, fitting=False)
         return self.classes_[L.argmax(axis=1)]
-
-    def transform(self, X):
-        """Recalibrated probabilities (as :meth:`predict_proba`), for use as a pipeline step.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        P : ndarray of shape (n_samples, n_classes)
-            A DataFrame with columns :meth:`get_feature_names_out` after
-            ``set_output(transform="pandas")``.
-        """
-        return self.predict_proba(X)
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the columns of :meth:`transform`: ``"proba_<label>"`` per class of ``classes_``.
-
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-            Names of the score columns; only checked for their number (``n_features_in_``).
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
-        """
-        check_is_fitted(self)
-        check_input_features(input_features, self.n_features_in_)
-        return np.asarray([f"proba_{c}" for c in self.classes_], dtype=object)
-
-
-def check_input_features(input_features, n_features_in):
-    """``input_features`` of ``get_feature_names_out``: None or ``n_features_in`` names."""
-    if input_features is None:
-        return None
-    if isinstance(input_features, (str, bytes)):
-        raise TypeError("input_features must be an array-like of strings; got a string.")
-    names = np.asarray(input_features, dtype=object)
-    if names.ndim != 1 or names.size != n_features_in:
-        raise ValueError(f"input_features should have length equal to the number of features "
-                         f"seen in fit ({n_features_in}); got {names.size}.")
-    return names
 
 
 def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_nll,
