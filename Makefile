@@ -35,6 +35,7 @@ bench: $(STAMP_RUN)
 	$(BIN)/python benchmarks/bench_estimation.py
 	$(BIN)/python benchmarks/bench_tests.py
 	$(BIN)/python benchmarks/bench_practitioner.py
+	$(BIN)/python benchmarks/bench_recalibrators.py
 
 docs: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[docs]"

@@ -197,6 +197,87 @@ _RECALIBRATION = {
     },
 }
 
+# PlattScaling and BetaCalibration take the same scores as TemperatureScaling (one column per
+# class, or one column for a binary problem: the one_d_array tag), so the same generic checks fail
+# for the same reasons. check_classifiers_train: both are monotone maps of each class's log-odds
+# (for the check's two blob features, of their difference), not learners of a decision rule from
+# feature columns. Re-tested on valid scores in tests/test_recal_platt_beta.py
+# (test_sklearn_properties_on_scores).
+for _name in ("PlattScaling", "BetaCalibration"):
+    _RECALIBRATION[_name] = {
+        check: reason.replace("TemperatureScaling", _name)
+        for check, reason in _RECALIBRATION["TemperatureScaling"].items()}
+    _RECALIBRATION[_name]["check_classifiers_train"] = (
+        f"the check expects a classifier to learn its decision rule from features; {_name} is a "
+        "monotone map of each class's log-odds (for the check's two blob features, of their "
+        "difference), so its accuracy on features that are not scores is whatever that gives.")
+del _name
+
+# QuantileRecalibration takes the same X as DistributionTemperatureScaling (a univariate
+# distribution or [mean, std]), so the same checks fail for the same reasons; its transform
+# returns a distribution object even for array input. Re-tested on valid input in
+# tests/test_recal_quantile.py.
+_RECALIBRATION["QuantileRecalibration"] = {
+    **{check: reason.replace("DistributionTemperatureScaling", "QuantileRecalibration")
+       for check, reason in _RECALIBRATION["DistributionTemperatureScaling"].items()},
+    "check_all_zero_sample_weights_error": (
+        "the check's X (3 columns) is rejected for its shape before the weights are looked at; "
+        "all-zero weights on valid X raise a ValueError naming sample_weight "
+        "(tests/test_recal_quantile.py::test_bad_input)."),
+    "check_fit_idempotent": (
+        "transform returns a Recalibrated distribution object even for [mean, std] input (a "
+        "recalibrated Normal has no [mean, std] form), which the check cannot compare as an "
+        "array; refitting is tested to give the same map in test_refit_is_idempotent."),
+}
+
+# VennAbers takes the same scores as TemperatureScaling, so the same generic checks fail for the
+# same reasons. check_classifiers_train: it is a monotone (isotonic) map of the positive class's
+# score (one-vs-rest: of each class's score), not a learner of a decision rule from feature
+# columns. Re-tested on valid scores in tests/test_recal_venn_abers.py
+# (test_sklearn_properties_on_scores).
+_RECALIBRATION["VennAbers"] = {
+    **{check: reason.replace("TemperatureScaling", "VennAbers")
+       for check, reason in _RECALIBRATION["TemperatureScaling"].items()},
+    "check_classifiers_train": (
+        "the check expects a classifier to learn its decision rule from features; VennAbers is an "
+        "isotonic map of each class's score, so its accuracy on features that are not scores is "
+        "whatever that gives."),
+}
+
+# IsotonicCalibration, HistogramBinning and ScalingBinning take the same scores as
+# TemperatureScaling, so the same generic checks fail for the same reasons. check_classifiers_train:
+# each is a monotone or binned map of each class's probability (softmax of the check's blob
+# features), not a learner of a decision rule from feature columns. Re-tested on valid scores in
+# tests/test_recal_binning.py (test_common_behaviour and the per-method tests).
+for _name in ("IsotonicCalibration", "HistogramBinning", "ScalingBinning"):
+    _RECALIBRATION[_name] = {
+        **{check: reason.replace("TemperatureScaling", _name)
+           for check, reason in _RECALIBRATION["TemperatureScaling"].items()},
+        "check_classifiers_train": (
+            f"the check expects a classifier to learn its decision rule from features; {_name} "
+            "maps each class's probability (softmax of the check's features) by a monotone or "
+            "binned function, so its accuracy on features that are not scores is whatever that "
+            "gives."),
+    }
+del _name
+
+# VectorScaling, MatrixScaling and DirichletCalibration take the same scores as TemperatureScaling
+# (one column per class, or one for a binary problem), so the same generic checks fail for the same
+# reasons; their max_iter parameter also enables check_non_transformer_estimators_n_iter, which fits
+# on iris (4 feature columns, 3 classes). Re-tested on valid scores in tests/test_recal_linear.py.
+for _name in ("VectorScaling", "MatrixScaling", "DirichletCalibration"):
+    _RECALIBRATION[_name] = {
+        **{check: reason.replace("TemperatureScaling", _name)
+           for check, reason in _RECALIBRATION["TemperatureScaling"].items()},
+        "check_classifiers_train": (
+            "the one_d_array tag makes the check fit the binary problem on X[:, 0] alone, read as "
+            "the log-odds of a binary classifier; a map of that one coordinate of the blobs "
+            "cannot reach the accuracy the check asks for (0.83)."),
+        "check_non_transformer_estimators_n_iter": (
+            _TS_COLUMNS.replace("TemperatureScaling", _name).format(k=4) + " (iris, 3 classes)."),
+    }
+del _name
+
 #: ``{estimator class name: {check name: reason}}``.
 EXPECTED_FAILED_CHECKS = {
     **dict.fromkeys(["CalibrationError", "SKCE", "MMCE", "UCME"], _METRICS),

@@ -35,7 +35,8 @@ from scipy import special
 
 from .._expectations import check_targets
 from .._validation import check_option, check_sample_weight, check_scalar_param
-from ..distributions import Categorical, Laplace, Mixture, Normal, as_distribution
+from ..distributions import Categorical, Laplace, Mixture, Normal, Recalibrated, as_distribution
+from ..distributions import _crps_quantile_quadrature
 
 __all__ = [
     "pit",
@@ -55,9 +56,10 @@ _DEFAULT_LEVELS = (0.5, 0.8, 0.9, 0.95)
 
 
 def _is_univariate(dist):
-    if isinstance(dist, (Normal, Laplace)):
+    if isinstance(dist, (Normal, Laplace, Recalibrated)):
         return True
-    return isinstance(dist, Mixture) and isinstance(dist.components[0], (Normal, Laplace))
+    return isinstance(dist, Mixture) and isinstance(dist.components[0],
+                                                    (Normal, Laplace, Recalibrated))
 
 
 def check_univariate_predictions(y_true, y_pred, sample_weight=None):
@@ -165,6 +167,10 @@ def _crps_values(dist, y):
     if isinstance(dist, Laplace):
         b = dist.scale
         return _abs_laplace(y - dist.loc, b) - 0.75 * b
+    if isinstance(dist, Recalibrated):
+        return dist._crps(y)
+    if isinstance(dist.components[0], Recalibrated):
+        return _crps_quantile_quadrature(dist, y)
     # Mixtures (Grimit et al. 2006): E|X - y| - E|X - X'| / 2 over all pairs of components.
     W = dist.weights
     comps = dist.components
@@ -200,6 +206,10 @@ def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
       (Grimit et al. 2006 for normal mixtures, with ``E|d + s Z| = 2 s phi(d / s) + d (2 Phi(d / s)
       - 1)``); for Laplace mixtures ``E|c + L1 - L2|`` follows from the partial fractions of the
       characteristic function of ``L1 - L2`` (exact; the equal-scale limit near ties).
+    * :class:`~skcalib.distributions.Recalibrated` (quantile recalibration): exact for a Normal
+      base, a 256-node quadrature over the quantile level otherwise (see that class), also for
+      mixtures of them (whose quantiles are found by a safeguarded Newton method: about 2 s per
+      1,000 rows of a five-component mixture).
 
     Parameters
     ----------

@@ -233,7 +233,8 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        P = self.predict_proba(X)  # first: NotFittedError before classes_ is read
+        return self.classes_[np.argmax(P, axis=1)]
 
     def transform(self, X):
         """Recalibrated probabilities (as :meth:`predict_proba`), for use as a pipeline step.

@@ -9,6 +9,7 @@ is never refitted: the recalibrator is fitted on the scores of the data passed t
 """
 
 import warnings
+from importlib import import_module
 from inspect import signature
 from numbers import Integral
 
@@ -35,6 +36,43 @@ from ._distribution import DistributionTemperatureScaling, pass_distributions_th
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
+
+#: ``recalibrator=`` by name: name -> (module of skcalib.recalibration, class), imported lazily.
+CLASSIFIER_RECALIBRATORS = {
+    "temperature": ("_classifier", "TemperatureScaling"),
+    "platt": ("_binary_maps", "PlattScaling"),
+    "beta": ("_binary_maps", "BetaCalibration"),
+    "vector": ("_linear_maps", "VectorScaling"),
+    "matrix": ("_linear_maps", "MatrixScaling"),
+    "dirichlet": ("_linear_maps", "DirichletCalibration"),
+    "isotonic": ("_binning_maps", "IsotonicCalibration"),
+    "histogram": ("_binning_maps", "HistogramBinning"),
+    "scaling_binning": ("_binning_maps", "ScalingBinning"),
+    "venn_abers": ("_venn_abers", "VennAbers"),
+}
+REGRESSOR_RECALIBRATORS = {
+    "temperature": ("_distribution", "DistributionTemperatureScaling"),
+    "quantile": ("_quantile", "QuantileRecalibration"),
+}
+
+
+def recalibrator_class(name, registry, kind="classifier"):
+    """The recalibrator class registered under ``name`` (a ``ValueError`` listing the names)."""
+    if name not in registry:
+        raise ValueError(f"recalibrator={name!r} is not a {kind} recalibrator name; use one of "
+                         f"{sorted(registry)} or an estimator instance.")
+    module, cls = registry[name]
+    path = f"{__package__}.{module}"
+    try:
+        found = getattr(import_module(path), cls, None)
+    except ModuleNotFoundError as exc:
+        if exc.name != path:
+            raise
+        found = None
+    if found is None:
+        raise ValueError(f"recalibrator={name!r} ({cls}) is not available in this version of "
+                         "skcalib.")
+    return found
 
 
 def _resolve_method(estimator, method):
@@ -106,12 +144,20 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"ensemble must be 'auto', True or False; got {self.ensemble!r}.")
         check_n_jobs(self.n_jobs)
         _check_estimator_param(self.estimator)
-        _check_estimator_param(self.recalibrator, "recalibrator")
+        recal = self._recalibrator_template()
+        _check_estimator_param(recal, "recalibrator")
         needs = self._recalibrator_method
-        if self.recalibrator is not None and not hasattr(self.recalibrator, needs):
+        if recal is not None and not hasattr(recal, needs):
             raise TypeError(f"recalibrator must provide {needs} (it is applied to the model's "
                             f"{'scores' if needs == 'predict_proba' else 'predictions'}); "
-                            f"{type(self.recalibrator).__name__} does not.")
+                            f"{type(recal).__name__} does not.")
+
+    def _recalibrator_template(self):
+        """``recalibrator`` as an (unfitted) estimator: a name is resolved in the registry."""
+        if isinstance(self.recalibrator, str):
+            kind = "classifier" if self._recalibrator_method == "predict_proba" else "regressor"
+            return recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
+        return self.recalibrator
 
     def _get_estimator(self):
         if self.estimator is not None:
@@ -245,9 +291,13 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         The model to recalibrate (default: ``LogisticRegression()``). Wrap a fitted model in
         :class:`~sklearn.frozen.FrozenEstimator` (or pass ``cv="prefit"``) to recalibrate it
         without refitting.
-    recalibrator : estimator, default=None
+    recalibrator : estimator or str, default=None
         Fitted on ``(scores, y)`` of held-out data, it must provide ``predict_proba(scores)``;
-        default ``TemperatureScaling()``. A recalibrator with ``input="auto"`` is told which kind
+        default ``TemperatureScaling()``. A name selects a method with its defaults:
+        ``"temperature"``, ``"platt"``, ``"beta"``, ``"vector"``, ``"matrix"``, ``"dirichlet"``,
+        ``"isotonic"``, ``"histogram"``, ``"scaling_binning"`` or ``"venn_abers"`` (so that
+        ``GridSearchCV`` can search over methods). A recalibrator with ``input="auto"`` is told
+        which kind
         of scores it receives, and one with a ``labels`` parameter gets ``classes_``.
     cv : int, cross-validation splitter, iterable or "prefit", default=None
         Folds for cross-fitting (``None``: 5-fold stratified). ``"prefit"``: ``estimator`` is
@@ -295,6 +345,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         self.method = method
 
     _recalibrator_method = "predict_proba"
+    _recalibrator_registry = CLASSIFIER_RECALIBRATORS
 
     def _default_estimator(self):
         return LogisticRegression()
@@ -344,8 +395,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
                 "must contain every class (use a stratified cv or fewer folds).")
 
     def _new_recalibrator(self, estimator):
-        recal = clone(self.recalibrator if self.recalibrator is not None
-                      else TemperatureScaling())
+        recal = self._recalibrator_template()
+        recal = clone(recal if recal is not None else TemperatureScaling())
         params = recal.get_params(deep=False)
         if params.get("input") == "auto":
             recal.set_params(input="proba" if self.method_ == "predict_proba" else "logits")
@@ -410,9 +461,11 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         :class:`~sklearn.frozen.FrozenEstimator` or ``cv="prefit"`` is not refitted. A
         classifier, or a regressor without predictive distributions, is a ``TypeError`` at
         ``fit``.
-    recalibrator : estimator, default=None
+    recalibrator : estimator or str, default=None
         Fitted on ``(distributions, y)``; its ``transform`` must return distributions
-        (default ``DistributionTemperatureScaling()``).
+        (default ``DistributionTemperatureScaling()``). A name selects a method with its
+        defaults: ``"temperature"`` (:class:`DistributionTemperatureScaling`) or ``"quantile"``
+        (:class:`QuantileRecalibration`).
     cv : int, cross-validation splitter, iterable or "prefit", default=None
         Folds for cross-fitting (``None``: 5-fold).
     ensemble : bool or "auto", default="auto"
@@ -441,6 +494,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
     """
 
     _recalibrator_method = "transform"
+    _recalibrator_registry = REGRESSOR_RECALIBRATORS
 
     def _default_estimator(self):
         return BayesianRidge()
@@ -486,8 +540,8 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):
-        return clone(self.recalibrator if self.recalibrator is not None
-                     else DistributionTemperatureScaling())
+        recal = self._recalibrator_template()
+        return clone(recal if recal is not None else DistributionTemperatureScaling())
 
     def _scores(self, estimator, X):
         return predict_distribution(estimator, X)
