@@ -11,10 +11,8 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib import calibration_error
-from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import (HistogramBinning, IsotonicCalibration, ScalingBinning,
                                    TemperatureScaling)
 
@@ -22,9 +20,8 @@ CHECKED = [IsotonicCalibration(), HistogramBinning(), ScalingBinning(random_stat
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks(CHECKED, expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's estimator checks of this class run with the whole family in
+# tests/test_recalibrator_family.py (one place, not twice).
 
 
 def _proba_data(n=600, C=3, seed=0, T=2.0):

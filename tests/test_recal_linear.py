@@ -9,19 +9,15 @@ from scipy.special import log_softmax, softmax
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import DirichletCalibration, MatrixScaling, VectorScaling
 
 CLASSES = [VectorScaling, MatrixScaling, DirichletCalibration]
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([VectorScaling(), MatrixScaling(), DirichletCalibration()],
-                         expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's estimator checks of this class run with the whole family in
+# tests/test_recalibrator_family.py (one place, not twice).
 
 
 def _data(n=600, C=3, seed=0):

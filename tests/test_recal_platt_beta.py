@@ -12,9 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.frozen import FrozenEstimator
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import BetaCalibration, PlattScaling
 from skcalib.recalibration._binary_maps import log_odds, logistic_newton
 
@@ -25,10 +23,8 @@ from skcalib.recalibration._binary_maps import log_odds, logistic_newton
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@parametrize_with_checks([PlattScaling(), BetaCalibration()],
-                         expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's estimator checks of this class run with the whole family in
+# tests/test_recalibrator_family.py (one place, not twice).
 
 
 def _multiclass(n=600, C=4, seed=0, scale=3.0, T=2.0):

@@ -8,11 +8,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import integrate, stats
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import BayesianRidge
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skcalib import (crps, interval_coverage, miscalibration_area, nll, pit,
                      quantile_calibration_error)
-from skcalib._estimator_checks import expected_failed_checks
 from skcalib.distributions import Laplace, Mixture, MultivariateNormal, Normal, Recalibrated
 from skcalib.recalibration import (DistributionTemperatureScaling, QuantileRecalibration,
                                    RecalibratedRegressor)
@@ -34,9 +32,8 @@ def _small_map():
 # the fit
 
 
-@parametrize_with_checks([QuantileRecalibration()], expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's estimator checks of this class run with the whole family in
+# tests/test_recalibrator_family.py (one place, not twice).
 
 
 def test_map_is_sklearn_isotonic_fit_of_the_pit_ecdf():

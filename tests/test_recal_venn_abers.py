@@ -7,16 +7,13 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import VennAbers
 from skcalib.recalibration._venn_abers import venn_abers_tables
 
 
-@parametrize_with_checks([VennAbers()], expected_failed_checks=expected_failed_checks)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's estimator checks of this class run with the whole family in
+# tests/test_recalibrator_family.py (one place, not twice).
 
 
 # ---------------------------------------------------------------------------------------------
