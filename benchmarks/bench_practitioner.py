@@ -184,11 +184,13 @@ class PeerServer:
     """The peers' interpreter as a child process that runs one peer call per request, so that its
     calls take turns with skcalib's in this process (the same interleaving as everywhere else)."""
 
-    def __init__(self, python, d):
+    def __init__(self, python, d, keys=("p", "y", "mu", "sigma", "yr"), script=__file__):
+        # ``script --peer-server DIR`` is the child (this file's, or another benchmark's that
+        # shares this server with its own peers and arrays ``keys`` of ``d``).
         self._tmp = tempfile.TemporaryDirectory()
-        for k in ("p", "y", "mu", "sigma", "yr"):
+        for k in keys:
             np.save(os.path.join(self._tmp.name, f"{k}.npy"), d[k])
-        self._proc = subprocess.Popen([python, os.path.abspath(__file__), "--peer-server",
+        self._proc = subprocess.Popen([python, os.path.abspath(script), "--peer-server",
                                        self._tmp.name], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self._proc.stdout.readline()
@@ -206,8 +208,8 @@ class PeerServer:
             self._proc.stdin.write(name + "\n")
             self._proc.stdin.flush()
             answer = json.loads(self._proc.stdout.readline())
-            self.values[name] = answer["value"]
-            return answer["time"]
+            self.values[name] = answer.get("value")
+            return float("nan") if answer["time"] is None else answer["time"]
         return run
 
     def close(self):

@@ -40,16 +40,14 @@ import argparse
 import contextlib
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_practitioner import fmt, interleaved, timed  # noqa: E402 (shared helpers)
+from bench_practitioner import PeerServer, fmt, interleaved, timed  # noqa: E402 (shared helpers)
 
 SEED = 20261125
 N_TIME = 100_000
@@ -318,43 +316,6 @@ def peer_server(data_dir):
         print(json.dumps({"time": t}), flush=True)
 
 
-class PeerChild:
-    """The peers' interpreter, one timed call per request (as ``bench_practitioner.PeerServer``)."""
-
-    def __init__(self, python, d):
-        self._tmp = tempfile.TemporaryDirectory()
-        for k in ("pb", "yb"):
-            np.save(os.path.join(self._tmp.name, f"{k}.npy"), d[k])
-        self._proc = subprocess.Popen([python, os.path.abspath(__file__), "--peer-server",
-                                       self._tmp.name], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self._proc.stdout.readline()
-        if not line:
-            err = self._proc.stderr.read().strip().splitlines()[-1:]
-            self.close()
-            raise RuntimeError(f"the peer interpreter {python} failed: {err}")
-        self.info = json.loads(line)
-        self.peers = set(self.info["peers"])
-
-    def timer(self, name):
-        def run():
-            self._proc.stdin.write(name + "\n")
-            self._proc.stdin.flush()
-            t = json.loads(self._proc.stdout.readline())["time"]
-            return float("nan") if t is None else t
-        return run
-
-    def close(self):
-        if self._proc.poll() is None:
-            try:
-                self._proc.stdin.write("quit\n")
-                self._proc.stdin.flush()
-                self._proc.wait(timeout=30)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-        self._tmp.cleanup()
-
-
 # skcalib method -> the scikit-learn / peer lines it is compared with
 COMPARE = {"temperature": ["temperature (10 cl.)", "temperature (2 cl.)"], "platt": ["sigmoid (10 cl.)",
                                                                "sigmoid (2 cl.)"],
@@ -386,7 +347,7 @@ def timing(n, repeat, peer_python=None, only=None):
     wanted = {p for v in COMPARE.values() for p in v if not p.endswith("cl.)")}
     if peer_python and not wanted <= set(peers):
         try:
-            child = PeerChild(peer_python, d)
+            child = PeerServer(peer_python, d, keys=("pb", "yb"), script=__file__)
             print(f"  peers in a child process (Python {child.info['python']}): "
                   f"{', '.join(sorted(child.peers)) or 'none'}")
         except (OSError, RuntimeError) as exc:
