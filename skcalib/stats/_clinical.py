@@ -29,6 +29,7 @@ from .._validation import (
 )
 from ._result import (
     CalibrationTestResult,
+    StatisticPvalueTuple,
     ConfidenceInterval,
     check_confidence_level,
     normal_interval,
@@ -89,7 +90,7 @@ def _ovr(classes, results, correction, n_samples):
                            n_samples=n_samples)
 
 
-class OneVsRestResult:
+class OneVsRestResult(StatisticPvalueTuple):
     """Result of a binary calibration test run one-vs-rest on a multiclass problem.
 
     Class ``k`` is tested as the binary problem "label is ``k``" with the probabilities of
@@ -153,15 +154,6 @@ class OneVsRestResult:
         self.pvalue = float(self.pvalues_adjusted[best])
         self.statistic = float(self.per_class[best].statistic)
         self.method = self.per_class[0].method
-
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, index):
-        return (self.statistic, self.pvalue)[index]
 
     def __repr__(self):
         return (f"OneVsRestResult(statistic={self.statistic!r}, pvalue={self.pvalue!r}, "
@@ -650,7 +642,7 @@ def _oe_interval(O, E, level, method):
     return ConfidenceInterval(float(O / E / f), float(O / E * f))
 
 
-class LogisticCalibrationResult:
+class LogisticCalibrationResult(StatisticPvalueTuple):
     """Result of :func:`logistic_calibration`: calibration slope and intercepts with their
     intervals, the likelihood-ratio test and the observed/expected ratio.
 
@@ -764,15 +756,6 @@ default="slope"
         if parameter == "oe_ratio":
             return _oe_interval(self.observed, self.expected, level, self.oe_interval)
         return _wald(getattr(self, parameter), getattr(self, parameter + "_se"), level)
-
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, index):
-        return (self.statistic, self.pvalue)[index]
 
     def __repr__(self):
         return (f"LogisticCalibrationResult(slope={self.slope!r}, intercept={self.intercept!r}, "

@@ -14,8 +14,8 @@ from scipy import stats as _sps
 
 from .._validation import check_option, check_scalar_param
 
-__all__ = ["CalibrationTestResult", "ConfidenceInterval", "resampling_pvalue",
-           "check_confidence_level", "normal_interval"]
+__all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
+           "resampling_pvalue", "check_confidence_level", "normal_interval"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -79,7 +79,21 @@ def resampling_pvalue(null, statistic, add_one=True):
     return count / null.size
 
 
-class CalibrationTestResult:
+class StatisticPvalueTuple:
+    """Unpacking of a test result as ``statistic, pvalue = result`` (SciPy's convention), shared
+    by every result object of :mod:`skcalib.stats`; the class sets ``statistic`` and ``pvalue``."""
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return (self.statistic, self.pvalue)[index]
+
+
+class CalibrationTestResult(StatisticPvalueTuple):
     """Result of a calibration test (null hypothesis: the model is calibrated).
 
     Built by the tests of :mod:`skcalib.stats`; its parameters are also its attributes.
@@ -190,15 +204,6 @@ class CalibrationTestResult:
                     if self.method in ("distribution_free", "hotelling") else "")
             raise ValueError(f"the {self.method!r} test has no confidence interval{hint}.")
         return normal_interval(self.estimate, se, confidence_level, alternative)
-
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, index):
-        return (self.statistic, self.pvalue)[index]
 
     def __repr__(self):
         parts = [f"statistic={self.statistic!r}", f"pvalue={self.pvalue!r}",
