@@ -96,7 +96,16 @@ __all__ = [
 ]
 
 
+#: Public functions of higher layers, imported on first access like the submodules.
+_LAZY_ATTRIBUTES = {"calibration_report": "reporting", "CalibrationReport": "reporting"}
+
+
 def __getattr__(name):
+    if name in _LAZY_ATTRIBUTES:
+        module = importlib.import_module(f"{__name__}.{_LAZY_ATTRIBUTES[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module  # later accesses skip this function

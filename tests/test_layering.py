@@ -32,14 +32,18 @@ LAYERS = [
     ("skcalib._expectations",),
     ("skcalib.distributions",),
     ("skcalib._predictions",),
-    ("skcalib._pairwise",),
+    # _dask: chunk-by-chunk reductions of Dask arrays (mergeable per-bin / per-block sums)
+    ("skcalib._pairwise", "skcalib._dask"),
     ("skcalib.metrics", "skcalib.datasets"),
     ("skcalib.stats",),
     ("skcalib.recalibration",),
     ("skcalib.estimation",),
     ("skcalib.scorers",),
     ("skcalib.plotting",),
-    ("skcalib.__main__", "skcalib"),
+    # reporting: calibration_report (numbers from metrics/stats, figures from plotting)
+    ("skcalib.reporting",),
+    # _cli: the command line behind ``skcalib`` / ``python -m skcalib``
+    ("skcalib.__main__", "skcalib._cli", "skcalib"),
 ]
 
 LAYER_OF = {name: level for level, names in enumerate(LAYERS) for name in names}

@@ -1,25 +1,12 @@
-"""Displays in scikit-learn's style (``from_predictions``, ``from_estimator``, ``plot(ax=...)``).
-
-Matplotlib is an optional dependency (``pip install skcalib[plot]``); it is imported when a
-Display plots, not when this module is imported.
-"""
+"""The local calibration bias against an audit feature (Vashistha and Farahi, Fig. 6)."""
 
 import numpy as np
 
-from ._validation import check_bool
-from .metrics._local import local_calibration_bias
+from .._validation import check_bool
+from ..metrics._local import local_calibration_bias
+from ._base import get_axes
 
 __all__ = ["LocalCalibrationBiasDisplay"]
-
-
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - exercised without matplotlib only
-        raise ImportError(
-            "plotting needs matplotlib: pip install 'skcalib[plot]' (or matplotlib)."
-        ) from exc
-    return plt
 
 
 def _column(X, key, name):
@@ -123,9 +110,7 @@ class LocalCalibrationBiasDisplay:
             ``self``, with ``ax_``, ``figure_``, ``scatters_`` and ``lines_``.
         """
         check_bool(trend, "trend")
-        plt = _pyplot()
-        if ax is None:
-            _, ax = plt.subplots()
+        _, ax = get_axes(ax)
         x = np.asarray(self.feature_values, dtype=np.float64)
         groups = self.groups if self.groups is not None else np.zeros(x.size, dtype=int)
         labels = np.unique(groups)
