@@ -1,6 +1,5 @@
 """Inductive Venn--Abers predictors: skcalib.recalibration.VennAbers."""
 
-import time
 
 import numpy as np
 import pytest
@@ -303,16 +302,17 @@ def test_multiclass_absent_class_with_labels():
     assert_allclose(Q.sum(axis=1), 1.0)
 
 
-def test_speed_100k():
-    """n = 100,000 calibration and test points: fit + predict well under the 1 s target on an
-    idle core (typically ~0.6 s); the bound leaves room for a shared machine."""
+def test_100k_scores_give_monotone_valid_intervals():
+    """At n = 100,000 (the size of the issue's speed target; timed in
+    benchmarks/bench_recalibrators.py, not here) the vectorised hulls and bridges still give
+    what Venn--Abers guarantees: p0 <= p1, both non-decreasing in the score, in [0, 1]."""
     rng = np.random.default_rng(8)
     z, y = _overconfident(100_000, rng)
-    zt = 3 * rng.normal(size=100_000)
-    t0 = time.perf_counter()
+    zt = np.sort(np.concatenate([3 * rng.normal(size=50_000), z[:50_000]]))   # gaps and ties
     va = VennAbers(input="logits").fit(z, y)
-    va.predict_proba(zt)
-    assert time.perf_counter() - t0 < 3.0
+    p0, p1 = va.predict_interval(zt)
+    assert np.all(p0 <= p1) and np.all(p0 >= 0) and np.all(p1 <= 1)
+    assert np.all(np.diff(p0) >= -1e-12) and np.all(np.diff(p1) >= -1e-12)
 
 
 @pytest.mark.parametrize("recalibrator", ["venn_abers", VennAbers()])
@@ -379,3 +379,46 @@ def test_one_vs_one_absent_class_and_zero_weights():
     assert_allclose(Q, R)
     assert np.all(np.isfinite(Q)) and np.all(Q > 0)
     assert_allclose(Q.sum(axis=1), 1.0)
+
+
+def _sequential_lower_hull(X, Y):
+    """Monotone-chain prefix hull pointers, one point at a time (the textbook algorithm)."""
+    out, stack = [-1] * len(X), []
+    for i in range(len(X)):
+        while len(stack) >= 2:
+            o, c = stack[-2], stack[-1]
+            if (X[c] - X[o]) * (Y[i] - Y[o]) <= (Y[c] - Y[o]) * (X[i] - X[o]):
+                stack.pop()
+            else:
+                break
+        if stack:
+            out[i] = stack[-1]
+        stack.append(i)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("shape", ["labels", "weighted", "concave", "convex", "zigzag", "ties"])
+def test_vectorised_hull_pointers_equal_the_monotone_chain(shape):
+    from skcalib.recalibration._venn_abers import _prefix_hull, _suffix_hull
+
+    rng = np.random.default_rng(3)
+    k = 3000
+    X = np.arange(k + 1.0)
+    if shape == "labels":
+        Y = np.concatenate([[0.0], np.cumsum(rng.random(k) < np.sort(rng.random(k)))])
+    elif shape == "weighted":
+        W = rng.integers(1, 5, k).astype(float)
+        X = np.concatenate([[0.0], np.cumsum(W)])
+        Y = np.concatenate([[0.0], np.cumsum(W * (rng.random(k) < np.linspace(0, 1, k)))])
+    elif shape == "concave":
+        Y = -X ** 2
+    elif shape == "convex":
+        Y = X ** 2
+    elif shape == "zigzag":
+        Y = (np.arange(k + 1) % 2).astype(float)
+    else:                                              # long collinear runs of both labels
+        Y = np.concatenate([[0.0], np.cumsum(np.repeat(rng.integers(0, 2, 60), 50))])
+    assert_array_equal(_prefix_hull(X, Y), _sequential_lower_hull(X, Y))
+    nxt = _suffix_hull(X, Y)
+    rev = _sequential_lower_hull(-X[::-1], Y[::-1])[::-1]
+    assert_array_equal(nxt, np.where(rev >= 0, k - rev, -1))
