@@ -276,3 +276,31 @@ def test_hessian_against_finite_differences(diagonal):
     gfd = np.array([(pr.fun_grad(theta + e * u)[0] - pr.fun_grad(theta - e * u)[0]) / (2 * e)
                     for u in np.eye(k)])
     assert_allclose(pr.fun_grad(theta)[1], gfd, atol=1e-7)
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_unconverged_fit_says_why(cls):
+    """A fit stopped by max_iter warns; the message tells nearly separated data (the map grows
+    ever more confident: regularise) from a fit that only needs more iterations."""
+    rng = np.random.default_rng(11)
+    y = np.repeat([0, 1, 2], 40)
+    L = rng.normal(size=(120, 3))
+    L[np.arange(120), y] += 20.0
+    L[40] = L[0]          # same scores as sample 0 (label 0) with label 1: not fully separable
+    with pytest.warns(ConvergenceWarning, match="nearly separated"):
+        cls(max_iter=15).fit(L, y)
+    with pytest.warns(ConvergenceWarning, match="increase max_iter"):
+        cls(max_iter=2).fit(_data(n=300, C=3, seed=12)[0] / 1e3, _data(n=300, C=3, seed=12)[1])
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_tolerance_below_rounding_stops_at_the_rounding_floor(cls):
+    """A relative tol that floating point cannot reach ends the fit where exact Newton steps stop
+    shrinking the gradient: converged, silent, in a few iterations (not max_iter)."""
+    L, y = _data(n=3000, C=4, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = cls(tol=1e-30).fit(L, y)
+    assert est.n_iter_ < 40
+    g, g0 = _objective_grad(est, _features(est, L), y, None)
+    assert np.linalg.norm(g) <= 1e-9 * np.linalg.norm(g0)

@@ -170,10 +170,15 @@ def _newton(problem, theta, *, tol, max_iter, target=None):
             # Within rounding of the optimum, where f no longer resolves progress: the full
             # Newton step (quadratically convergent here), kept only if it shrinks the gradient.
             fc, gc = problem.fun_grad(theta + step)
-            if not np.linalg.norm(gc) < gn:
+            gcn = float(np.linalg.norm(gc))
+            if not gcn < gn:
                 return theta, f, gn, it, True
             theta, f, g = theta + step, fc, gc
-            fresh = np.linalg.norm(gc) <= 0.05 * gn
+            if gcn > 0.5 * gn:
+                # not even linear progress from an exact Newton step: the gradient is at the
+                # level of its rounding error, which a relative tol cannot see
+                return theta, f, gcn, it, True
+            fresh = gcn <= 0.05 * gn
             continue
         t = 1.0
         while True:
@@ -275,6 +280,9 @@ class _LinearMapRecalibrator(ClassifierRecalibrator):
         # Separated data: the fitted map puts every fitting sample's label strictly on top,
         # and some parameters are unpenalised, along which the NLL may keep falling.
         Z = problem.logits(theta)
+        # the gap between the two largest recalibrated logits of a typical sample (scale-free)
+        top2 = np.partition(Z, -2, axis=1)[:, -2:] if C > 1 else np.zeros((n, 2))
+        typical_margin = float(np.median((top2[:, 1] - top2[:, 0])[weights > 0]))
         zy = Z[np.arange(n), y_idx]
         Z[np.arange(n), y_idx] = -np.inf
         separated = bool(np.all((zy > Z.max(axis=1))[weights > 0]))
@@ -285,6 +293,17 @@ class _LinearMapRecalibrator(ClassifierRecalibrator):
                 "parameters and the fitted map is arbitrarily confident (the solver stopped "
                 f"after {self.n_iter_} iterations). Use regularization='l2' with reg_lambda > 0, "
                 "or fit on more held-out data.", ConvergenceWarning, stacklevel=user_stacklevel())
+        elif not converged and typical_margin > 20.0:
+            misranked = int(np.sum((zy <= Z.max(axis=1))[weights > 0]))
+            warnings.warn(
+                f"{type(self).__name__}: the solver did not converge in {self.max_iter} "
+                "iterations, with the map growing ever more confident (the typical sample's "
+                f"top two recalibrated logits are {typical_margin:.3g} apart): the data are "
+                f"nearly separated ({misranked} of "
+                f"{int(np.sum(weights > 0))} fitting samples do not rank their label first), so "
+                "the NLL's minimiser is an almost arbitrarily confident map. Use "
+                "regularization='l2' with reg_lambda > 0, or fit on more held-out data.",
+                ConvergenceWarning, stacklevel=user_stacklevel())
         elif not converged:
             warnings.warn(
                 f"{type(self).__name__}: the solver did not converge in {self.max_iter} "
