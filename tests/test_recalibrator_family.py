@@ -258,3 +258,17 @@ def test_grid_search_over_every_method_runs():
 def test_meta_estimators_read_the_registries():
     assert RecalibratedClassifier._recalibrator_registry == _meta.CLASSIFIER_RECALIBRATORS
     assert RecalibratedRegressor._recalibrator_registry == _meta.REGRESSOR_RECALIBRATORS
+
+
+def test_randomised_method_by_name_is_reproducible():
+    """``recalibrator="scaling_binning"`` (a random split inside) means one fitted model: it is
+    seeded with 0, so two fits agree; an instance keeps its own random_state."""
+    X, y = make_classification(n_samples=600, n_classes=3, n_informative=5, random_state=3)
+    make = lambda r: RecalibratedClassifier(LogisticRegression(max_iter=500), recalibrator=r,
+                                           cv=3)
+    a = make("scaling_binning").fit(X, y)
+    b = make("scaling_binning").fit(X, y)
+    assert all(r.random_state == 0 for r in a.recalibrators_)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    c = make(skcalib.recalibration.ScalingBinning(random_state=5)).fit(X, y)
+    assert all(r.random_state == 5 for r in c.recalibrators_)

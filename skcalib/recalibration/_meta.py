@@ -156,7 +156,12 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         """``recalibrator`` as an (unfitted) estimator: a name is resolved in the registry."""
         if isinstance(self.recalibrator, str):
             kind = "classifier" if self._recalibrator_method == "predict_proba" else "regressor"
-            return recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
+            recal = recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
+            if "random_state" in recal.get_params(deep=False):
+                # a name must mean one fitted model (reproducible in GridSearchCV), as the
+                # p-value scorers do: a randomised method is seeded with 0
+                recal.set_params(random_state=0)
+            return recal
         return self.recalibrator
 
     def _get_estimator(self):
@@ -296,7 +301,8 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         default ``TemperatureScaling()``. A name selects a method with its defaults:
         ``"temperature"``, ``"platt"``, ``"beta"``, ``"vector"``, ``"matrix"``, ``"dirichlet"``,
         ``"isotonic"``, ``"histogram"``, ``"scaling_binning"`` or ``"venn_abers"`` (so that
-        ``GridSearchCV`` can search over methods). A recalibrator with ``input="auto"`` is told
+        ``GridSearchCV`` can search over methods; a randomised method, ``"scaling_binning"``,
+        is built with ``random_state=0``). A recalibrator with ``input="auto"`` is told
         which kind
         of scores it receives, and one with a ``labels`` parameter gets ``classes_``.
     cv : int, cross-validation splitter, iterable or "prefit", default=None
