@@ -19,7 +19,7 @@ CHECKS = ("GL08", "SS01", "PR01", "PR02", "PR03", "PR07", "PR10", "RT01")
 MODULES = ["skcalib", "skcalib.recalibration", "skcalib.estimation", "skcalib.kernels",
            "skcalib.distributions", "skcalib.datasets", "skcalib.scorers", "skcalib.metrics"]
 #: Optional modules checked once they exist (the hypothesis tests and plotting issues).
-OPTIONAL_MODULES = ["skcalib.stats", "skcalib.plotting"]
+OPTIONAL_MODULES = ["skcalib.stats", "skcalib.plotting", "skcalib.reporting"]
 
 
 def _public_objects():
@@ -48,7 +48,11 @@ def _public_objects():
                     if not klass.__module__.startswith("skcalib"):
                         continue
                     for attr_name, attr in vars(klass).items():
-                        if attr_name.startswith("_") or not callable(attr):
+                        # classmethods (the Displays' from_predictions/from_estimator) are
+                        # not callable in the class __dict__, but are public API
+                        is_method = callable(attr) or isinstance(attr, (classmethod,
+                                                                         staticmethod))
+                        if attr_name.startswith("_") or not is_method:
                             continue
                         q = f"{qual}.{attr_name}"
                         if q not in seen:
@@ -64,6 +68,7 @@ def test_the_public_api_is_collected():
     assert len(PUBLIC) > 80
     assert "skcalib.metrics._kernel.skce" in PUBLIC
     assert "skcalib.recalibration._classifier.TemperatureScaling.fit" in PUBLIC
+    assert "skcalib.plotting._local.LocalCalibrationBiasDisplay.from_predictions" in PUBLIC
 
 
 @pytest.mark.parametrize("name", PUBLIC)

@@ -137,8 +137,8 @@ class LocalCalibrationBiasDisplay:
 
     @classmethod
     def from_predictions(cls, y_true, y_proba, X, *, feature=0, group=None, kernel=None,
-                         feature_kernel=None, standardize=True, leave_one_out=True, labels=None,
-                         pos_label=None, random_state=None, ax=None, trend=True):
+                         feature_kernel=None, standardize=True, labels=None, pos_label=None,
+                         random_state=None, leave_one_out=True, ax=None, trend=True):
         """Compute the local calibration bias of predictions on audit features and plot it.
 
         Parameters
