@@ -35,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dask
 from .._validation import (
     top_label,
     check_bool,
@@ -64,6 +65,10 @@ class UniformBinning:
         return self
 
     def assign(self, Q):
+        return _cells_from_tuples(self.bin_indices(Q), self.n_bins)
+
+    def bin_indices(self, Q):
+        """Per-coordinate 0-based bins (n, d) int64; fixed edges, so chunks can be binned alone."""
         nb = self.n_bins
         idx = np.ceil(Q * nb)
         idx -= 1.0
@@ -76,7 +81,7 @@ class UniformBinning:
         if down.any() or up.any():
             idx -= down
             idx += up
-        return _cells_from_tuples(idx.astype(np.int64), nb)
+        return idx.astype(np.int64)
 
 
 def _edge_levels(k, n_bins):
@@ -358,21 +363,37 @@ def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
         w = w / scale
     W = np.bincount(cells, weights=w, minlength=n_cells)
     d = Q.shape[1]
-    D = np.empty((n_cells, d))
-    nonempty = W > 0
-    safeW = np.where(nonempty, W, 1.0)
+    ST = np.empty((n_cells, d))
+    SQ = np.empty((n_cells, d))
     for c in range(d):
         wt = T[:, c] if w is None else T[:, c] * w
         wq = Q[:, c] if w is None else Q[:, c] * w
-        D[:, c] = (np.bincount(cells, weights=wt, minlength=n_cells)
-                   - np.bincount(cells, weights=wq, minlength=n_cells)) / safeW
+        ST[:, c] = np.bincount(cells, weights=wt, minlength=n_cells)
+        SQ[:, c] = np.bincount(cells, weights=wq, minlength=n_cells)
+    value, per_cell = cell_error(W, ST, SQ, norm, debias, scale)
+    return value, (per_cell[cells] if shares else None)
+
+
+def cell_error(W, ST, SQ, norm, debias, scale=1.0):
+    """Error (squared for l2) of one problem from its per-cell sums, and each cell's term.
+
+    ``W`` (m,) are the cells' weight sums, ``ST`` and ``SQ`` (m, d) their weighted outcome and
+    prediction sums, all for weights divided by ``scale`` (the debiasing reads ``W * scale`` as
+    frequencies). The sums are mergeable, so chunked data (:mod:`skcalib._dask`) gives the same
+    error as the whole array.
+    """
+    n_cells, d = ST.shape
+    nonempty = W > 0
+    safeW = np.where(nonempty, W, 1.0)
+    D = np.empty((n_cells, d))
+    for c in range(d):
+        D[:, c] = (ST[:, c] - SQ[:, c]) / safeW
     dist = _distance(D, norm)
     total = W.sum()
     if norm == "max":
-        value = float(dist[nonempty].max())
-        return value, (dist[cells] if shares else None)
+        return float(dist[nonempty].max()), dist
     if norm == "l1":
-        return float(np.dot(W, dist) / total), (dist[cells] if shares else None)
+        return float(np.dot(W, dist) / total), dist
     sq = dist * dist
     if debias:
         # Kumar et al. (2019): subtract the estimated variance of the bin's outcome frequency,
@@ -384,12 +405,11 @@ def problem_error(Q, T, cells, norm, debias, sample_weight, shares=True):
         ok = freq > 1.0
         ybar = np.empty((n_cells, d))
         for c in range(d):
-            wt = T[:, c] if w is None else T[:, c] * w
-            ybar[:, c] = np.bincount(cells, weights=wt, minlength=n_cells) / safeW
+            ybar[:, c] = ST[:, c] / safeW
         var = (ybar * (1.0 - ybar)).sum(axis=1)
         corr = np.where(ok, var / np.where(ok, freq - 1.0, 1.0), 0.0)
         sq = np.where(ok, sq - corr, 0.0)
-    return float(np.dot(W, sq) / total), (sq[cells] if shares else None)
+    return float(np.dot(W, sq) / total), sq
 
 
 def combine(values, shares, norm):
@@ -450,7 +470,9 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
         True labels (any hashable, sortable values).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class
-        (columns in the order of the sorted ``labels``).
+        (columns in the order of the sorted ``labels``). Dask arrays (also for ``y_true`` and
+        ``sample_weight``) are reduced chunk by chunk without loading them, with
+        ``strategy="uniform"`` only (see :ref:`scaling`).
     norm : {"l1", "l2", "max"}, default="l1"
         ECE, L2 calibration error or MCE.
     squared : bool, default=False
@@ -520,6 +542,10 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
     0.475
     """
     check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size)
+    if _dask.any_dask(y_true, y_proba, sample_weight):
+        value = chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels,
+                              pos_label, sample_weight)
+        return finalize(value, norm, squared, debias)
     data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
                                           sample_weight=sample_weight)
     m = resolve_mode(mode, data.n_classes)
@@ -539,3 +565,44 @@ def binned_errors(problems, binnings, norm, debias, sample_weight, shares=True):
         values.append(v)
         all_shares.append(s)
     return combine(values, all_shares, norm)
+
+
+def check_chunked_strategy(strategy):
+    """Only fixed bin edges can be applied to each chunk alone."""
+    if strategy != "uniform":
+        raise ValueError(
+            f"strategy={strategy!r} needs the whole data set to place its bin edges; Dask "
+            "arrays are reduced chunk by chunk with strategy='uniform' only (or compute the "
+            "arrays into memory first)."
+        )
+
+
+def chunk_cell_sums(problems, binning, w):
+    """Per-cell sums (:class:`skcalib._dask.CellSums`) of every problem of one chunk."""
+    wn, scale = _dask.scaled_weights(w)
+    return [_dask.CellSums.from_bins(binning.bin_indices(Q), binning.n_bins, wn, scale,
+                                     t=T, q=Q)
+            for Q, T in problems]
+
+
+def chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels, pos_label,
+                  sample_weight):
+    """The binned error (squared for l2) of Dask arrays: per-cell sums of every chunk, merged
+    (see :mod:`skcalib._dask`); equal to the in-memory error up to rounding."""
+    check_chunked_strategy(strategy)
+    chunks = _dask.ClassificationChunks(y_true, y_proba, sample_weight, labels=labels,
+                                        pos_label=pos_label)
+    m = resolve_mode(mode, chunks.n_classes)
+    binning = UniformBinning(n_bins)
+
+    def per_chunk(data, w):
+        return chunk_cell_sums(make_problems(data, m, pos_label), binning, w)
+
+    sums = chunks.reduce(per_chunk, _dask.merge_lists)
+    values = []
+    for cs in sums:
+        if not cs.weight.sum() > 0:
+            raise ValueError("sample_weight must have a positive sum (all weights are zero).")
+        values.append(cell_error(cs.weight, cs.sums["t"], cs.sums["q"], norm, debias,
+                                 cs.scale)[0])
+    return combine(values, [None] * len(values), norm)[0]

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .. import _pairwise
+from .. import _dask, _pairwise
 from .._validation import (
     check_bool,
     check_labels_and_probabilities,
@@ -38,7 +38,8 @@ from .._validation import (
     top_label,
 )
 from ..distributions import Categorical, is_distribution
-from ..kernels import ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram
+from ..kernels import (ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram,
+                       subsample_indices)
 from . import _distribution
 
 _ESTIMATORS = ("unbiased", "biased", "block")
@@ -293,7 +294,9 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
         * ``"biased"``: the V-statistic over all pairs, always ``>= 0``;
         * ``"block"``: the mean of the U-statistics of consecutive blocks of ``block_size``
           samples, in data order, with the incomplete last block dropped (unbiased, linear time for
-          fixed ``block_size``; ``block_size=2`` is the linear estimator).
+          fixed ``block_size``; ``block_size=2`` is the linear estimator). The only estimator
+          for class probabilities held as Dask arrays, reduced chunk by chunk with the blocks
+          formed inside every chunk (see :ref:`scaling`).
     block_size : int, default=2
         Block size of the block estimator (an integer ``>= 2``, validated for every estimator).
     labels : array-like, default=None
@@ -355,6 +358,9 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     """
     check_kernel_params(estimator=estimator, block_size=block_size, random_state=random_state,
                         n_mc_samples=n_mc_samples, chunk_size=chunk_size, n_jobs=n_jobs)
+    if _dask.any_dask(y_true, y_pred, sample_weight):
+        return chunked_block_skce(y_true, y_pred, kernel, estimator, block_size, labels,
+                                  pos_label, sample_weight, random_state, chunk_size)
     if is_regression_prediction(y_pred):
         check_no_class_options(labels, pos_label, "y_pred", y_pred)
         if y_pred.n_samples < 1:
@@ -373,6 +379,78 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     term = classification_term(data, k)
     return estimate(term, estimator, block_size, sample_weight=w, chunk_size=chunk_size,
                     n_jobs=n_jobs)
+
+
+def resolve_chunked_kernel(kernel, chunks, random_state=None):
+    """The kernel of :func:`resolve_kernel` for class probabilities held in Dask chunks
+    (:class:`skcalib._dask.ClassificationChunks`).
+
+    A numeric length scale needs no data. The median heuristic reads the rows that the
+    in-memory median would read (:func:`skcalib.kernels.subsample_indices` with the kernel's
+    ``max_samples`` and ``random_state``), gathered from the chunks in one pass, so both paths
+    resolve the same length scale.
+    """
+    tk = as_tensor_kernel(kernel)
+    pk = tk.pred_kernel
+    C = chunks.n_classes
+    if getattr(pk, "length_scale", None) != "median":
+        return tk.resolve(np.full((1, C), 1.0 / C), random_state)
+    n = chunks.n_samples
+    idx = subsample_indices(n, int(pk.max_samples), random_state)
+    rows = chunks.gather(np.arange(n) if idx is None else idx)
+    return tk.resolve(rows.probs, random_state)
+
+
+def chunked_block_skce(y_true, y_pred, kernel, estimator, block_size, labels, pos_label,
+                       sample_weight, random_state, chunk_size):
+    """The block SKCE of class probabilities held as Dask arrays, block sums merged over the
+    chunks (:mod:`skcalib._dask`).
+
+    Blocks are formed inside every chunk (the last ``len(chunk) mod block_size`` rows of each
+    chunk are dropped), so the estimate equals the in-memory one when every chunk but the last
+    has a length divisible by ``block_size``.
+    """
+    if estimator != "block":
+        raise ValueError(
+            f"estimator={estimator!r} sums over all pairs of samples; Dask arrays are reduced "
+            "chunk by chunk with estimator='block' only (blocks inside every chunk).")
+    chunks = _dask.ClassificationChunks(y_true, y_pred, sample_weight, labels=labels,
+                                        pos_label=pos_label, prob_name="y_pred", min_samples=2)
+    check_estimator_option(estimator, block_size, chunks.n_samples)
+    sums = chunked_block_sums(chunks, kernel, int(block_size), random_state, chunk_size)
+    if sample_weight is None:
+        return sums.mean
+    if not sums.weight > 0:
+        raise ValueError("sample_weight must give some block of the block estimator at least 2 "
+                         "positive entries; no block has.")
+    return sums.total / sums.weight
+
+
+def chunked_block_sums(chunks, kernel, B, random_state=None, chunk_size=None):
+    """:class:`skcalib._dask.BlockSums` of the blocks of ``B`` rows inside every chunk of
+    :class:`skcalib._dask.ClassificationChunks` (the kernel resolved as in memory)."""
+    k = resolve_chunked_kernel(kernel, chunks, random_state)
+
+    def per_chunk(data, w):
+        nb = data.n_samples // B
+        if nb == 0:
+            return _dask.BlockSums(0.0, 0.0, 0)
+        term = classification_term(data, k)
+        wn, scale = _dask.scaled_weights(w)
+        if wn is None:
+            values = _pairwise.block_statistics(term, B, chunk_size=chunk_size)
+            return _dask.BlockSums.from_values(values, np.full(nb, B * (B - 1.0)))
+        if scale == 0.0:
+            return _dask.BlockSums(0.0, 0.0, nb, 0.0)
+        values, weights = _pairwise.block_statistics(_pairwise.weighted(term, wn), B,
+                                                     chunk_size=chunk_size, return_weights=True)
+        return _dask.BlockSums.from_values(values, weights, scale)
+
+    sums = chunks.reduce(per_chunk, _dask.BlockSums.merge)
+    if sums.n_blocks == 0:
+        raise ValueError(f"block_size={B} exceeds the length of every chunk; no block of the "
+                         "block estimator fits in a chunk (rechunk the arrays).")
+    return sums
 
 
 def _default_mmce_kernel():

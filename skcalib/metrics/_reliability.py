@@ -9,15 +9,20 @@ same ``n_bins``, ``strategy`` and ``mode``.
 import numpy as np
 from scipy import special as _special
 
+from .. import _dask
 from .._validation import (
     check_labels_and_probabilities,
     check_n_bins,
     check_option,
+    check_random_state_param,
+    check_rng,
     check_scalar_param,
     pos_index,
 )
 from ._binned import (
+    UniformBinning,
     _edge_levels,
+    check_chunked_strategy,
     _quantiles_of_sorted,
     make_binning,
     make_problems,
@@ -190,15 +195,23 @@ def _bin_edges(binning, strategy, n_bins, ids):
     return lower, upper
 
 
-def _curve(Q, T, w, w_freq, binning, strategy, n_bins, min_bin_size, confidence_level,
-           interval, label, mode):
-    """One reliability curve of the problem ``(Q, T)`` (1-D arrays) with a fitted binning."""
+def _cells(Q, binning):
+    """Cell of every prediction of ``Q`` (1-D) under a fitted binning, and the bin ids of the
+    cells (None when cells are bin ids; compacted ids for the sparse cells of a huge n_bins)."""
     cells = binning.assign(Q[:, None])
     n = cells.shape[0]
     ids = None
     if n and int(cells.max()) >= 2 * n + 1024:  # sparse bin ids of a huge n_bins
         ids, cells = np.unique(cells, return_inverse=True)
         cells = cells.ravel()
+    return cells, ids
+
+
+def _curve(Q, T, w, w_freq, binning, strategy, n_bins, min_bin_size, confidence_level,
+           interval, label, mode):
+    """One reliability curve of the problem ``(Q, T)`` (1-D arrays) with a fitted binning."""
+    cells, ids = _cells(Q, binning)
+    n = cells.shape[0]
     n_cells = int(cells.max()) + 1 if n else 0
     if w is None:
         counts = np.bincount(cells, minlength=n_cells)
@@ -213,6 +226,14 @@ def _curve(Q, T, w, w_freq, binning, strategy, n_bins, min_bin_size, confidence_
         sum_t = np.bincount(cells, weights=T * w, minlength=n_cells)
         with np.errstate(over="ignore"):
             n_trials = np.bincount(cells, weights=w_freq, minlength=n_cells)
+    return _curve_from_sums(counts, W, sum_q, sum_t, n_trials, ids, binning, strategy, n_bins,
+                            min_bin_size, confidence_level, interval, label, mode)
+
+
+def _curve_from_sums(counts, W, sum_q, sum_t, n_trials, ids, binning, strategy, n_bins,
+                     min_bin_size, confidence_level, interval, label, mode):
+    """The curve of per-bin sums (bins ``ids``, or ``0 .. len(W) - 1`` if None): also the end
+    of the chunked path, whose merged sums come from :mod:`skcalib._dask`."""
     keep = (counts >= min_bin_size) & (W > 0)
     k = np.flatnonzero(keep)
     Wk = W[k]
@@ -247,7 +268,9 @@ def reliability_curve(y_true, y_proba, *, mode="auto", strategy="uniform", n_bin
         True labels (any hashable, sortable values).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted probabilities: P(``pos_label``) for a binary problem, or one column per class
-        (columns in the order of the sorted ``labels``).
+        (columns in the order of the sorted ``labels``). Dask arrays (also for ``y_true`` and
+        ``sample_weight``) are reduced chunk by chunk without loading them, with
+        ``strategy="uniform"`` only (see :ref:`scaling`).
     mode : {"auto", "binary", "top_label", "classwise"}, default="auto"
         * ``"binary"``: P(``pos_label``) against the indicator of ``pos_label`` (scikit-learn's
           ``calibration_curve``); two classes only;
@@ -358,9 +381,24 @@ def reliability_curve(y_true, y_proba, *, mode="auto", strategy="uniform", n_bin
     ReliabilityCurve(mode='binary', label=1, strategy='uniform', n_bins=2, bins_kept=2, \
 interval='clopper-pearson', confidence_level=0.95)
     """
+    check_option(interval, "interval", _INTERVALS)
+    if _dask.any_dask(y_true, y_proba, sample_weight):
+        return _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size,
+                               confidence_level, interval, labels, pos_label, sample_weight)
+    setup = _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level,
+                   labels, pos_label, sample_weight)
+    m, w, w_freq, n_bins, min_bin_size, confidence_level = setup[1:]
+    curves = [_curve(Q[:, 0], T[:, 0], w, w_freq, binning, strategy, n_bins, min_bin_size,
+                     confidence_level, interval, lab, m) for Q, T, binning, lab in setup[0]]
+    return curves if m == "classwise" else curves[0]
+
+
+def _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level, labels,
+           pos_label, sample_weight):
+    """Validated inputs of a reliability curve: ``([(Q, T, fitted binning, label), ...], mode,
+    w, w_freq, n_bins, min_bin_size, confidence_level)``, one tuple per curve."""
     check_option(mode, "mode", _MODES)
     check_option(strategy, "strategy", _STRATEGIES)
-    check_option(interval, "interval", _INTERVALS)
     n_bins = check_n_bins(n_bins)
     min_bin_size = int(check_scalar_param(min_bin_size, "min_bin_size", min_val=1))
     check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
@@ -382,10 +420,173 @@ interval='clopper-pearson', confidence_level=0.95)
         curve_labels = list(data.classes)
     else:
         curve_labels = [None]
+    parts = [(Q, T, make_binning(strategy, n_bins).fit(Q),
+              lab.item() if isinstance(lab, np.generic) else lab)
+             for (Q, T), lab in zip(problems, curve_labels)]
+    return parts, m, w, w_freq, n_bins, min_bin_size, confidence_level
+
+
+# --------------------------------------------------------------------------------------------
+# Consistency bands (Broecker and Smith 2007).
+
+_CHUNK = 2**22  # draws per resampling chunk (32 MB of float64)
+
+
+def _consistency(Q, w, binning, min_bin_size, confidence_level, n_resamples, rng):
+    """Per kept bin, the ``confidence_level`` range of the outcome frequency of a calibrated
+    model with the predictions ``Q`` (1-D): ``n_resamples`` draws of ``y* ~ Bernoulli(Q)``."""
+    cells, _ = _cells(Q, binning)
+    n = cells.shape[0]
+    n_cells = int(cells.max()) + 1 if n else 0
+    ww = np.ones(n) if w is None else w
+    counts = np.bincount(cells, weights=(ww > 0), minlength=n_cells)
+    W = np.bincount(cells, weights=ww, minlength=n_cells)
+    keep = (counts >= min_bin_size) & (W > 0)
+    # the samples of the kept bins, ordered by bin, so that a bin is a contiguous slice
+    rows = np.flatnonzero(keep[cells])
+    rows = rows[np.argsort(cells[rows], kind="stable")]
+    q, wr = Q[rows], ww[rows]
+    starts = np.flatnonzero(np.r_[True, np.diff(cells[rows]) != 0]) if rows.size else rows
+    Wk = W[keep]
+    freq = np.empty((n_resamples, Wk.size))
+    step = max(1, _CHUNK // max(1, rows.size))
+    for b0 in range(0, n_resamples, step):  # loop over chunks of resamples, not samples
+        b1 = min(n_resamples, b0 + step)
+        draws = rng.random((b1 - b0, rows.size)) < q
+        freq[b0:b1] = np.add.reduceat(draws * wr, starts, axis=1) / Wk if rows.size else 0.0
+    alpha = 1.0 - confidence_level
+    low, high = np.quantile(freq, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0,
+                            method="inverted_cdf")
+    return low, high
+
+
+def consistency_bands(y_true, y_proba, *, mode="auto", strategy="uniform", n_bins=10,
+                      min_bin_size=1, confidence_level=0.95, n_resamples=1000,
+                      random_state=None, labels=None, pos_label=None, sample_weight=None):
+    """Consistency bars of a reliability diagram (Broecker and Smith 2007), per bin.
+
+    For every bin of :func:`reliability_curve` (same arguments, same bins): the range of outcome
+    frequencies that a *calibrated* model with these very predictions would show. Labels are
+    drawn as ``y*_i ~ Bernoulli(p_i)`` for the bin's own predictions ``p_i`` (``n_resamples``
+    times, independently), the bin's (weighted) frequency of ``y* = 1`` is computed for every
+    draw, and the band is the central ``confidence_level`` range of these frequencies. An
+    observed frequency outside its band is evidence of miscalibration in that bin at level
+    ``1 - confidence_level`` (one bin at a time, not a test of the whole diagram: with ten bins
+    at the 95% level, a calibrated model has some bin outside its band in about 30% of
+    its diagrams).
+
+    Unlike a binomial interval (``reliability_curve``'s ``ci_low`` and ``ci_high``), which is
+    centred on the *observed* frequency, the band is centred on the bin's mean prediction (the
+    diagonal) and accounts for the spread of the predictions inside the bin: the number of
+    outcomes of a calibrated model is Poisson-binomial, not binomial.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels (only their classes and number matter: the outcomes are resampled).
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities, as in :func:`reliability_curve`.
+    mode, strategy, n_bins, min_bin_size, labels, pos_label
+        As in :func:`reliability_curve`; the bands belong to the bins of that curve.
+    confidence_level : float, default=0.95
+        Probability content of each band, in (0, 1).
+    n_resamples : int, default=1000
+        Number of label draws (at least 1). The cost is ``O(n_resamples * n_samples)``, in
+        chunks of about ``4 * 10**6`` draws.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        Seed of the draws.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the samples in the bin frequencies (as in the curve's ``prob_true``); each
+        row's label is drawn once (weights are not read as repetitions here).
+
+    Returns
+    -------
+    low, high : ndarray of shape (n_kept,)
+        Ends of the band of each kept bin of the curve; for ``mode="classwise"``, a list with one
+        ``(low, high)`` pair per class, in the order of the curves.
+
+    Notes
+    -----
+    The ends are quantiles of the resampled frequencies by the inverse of their empirical
+    distribution function (numpy's ``"inverted_cdf"``): ``low`` is the smallest resampled
+    frequency ``f`` with ``F(f) >= (1 - confidence_level) / 2`` and ``high`` the smallest with
+    ``F(f) >= (1 + confidence_level) / 2``, so both are attainable frequencies and the band holds
+    at least ``confidence_level`` of the resampling distribution. The predictions are kept
+    fixed (the band is conditional on them); Broecker and Smith also resample the predictions,
+    which widens the bands mainly for bins with few samples. The draws ``y*`` follow the prediction of
+    the curve: ``P(pos_label)`` (binary), the confidence (top-label; a calibrated model is right
+    with probability equal to its confidence) or ``p_k`` (class-wise).
+
+    References
+    ----------
+    J. Broecker and L. A. Smith. Increasing the reliability of reliability diagrams. Weather
+    and Forecasting, 22(3):651-661, 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.metrics._reliability import consistency_bands
+    >>> from skcalib import reliability_curve
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(2000)
+    >>> y = (rng.random(2000) < p).astype(int)
+    >>> low, high = consistency_bands(y, p, n_bins=5, random_state=0)
+    >>> curve = reliability_curve(y, p, n_bins=5)
+    >>> bool(np.all((low <= curve.prob_pred) & (curve.prob_pred <= high)))
+    True
+    """
+    check_scalar_param(n_resamples, "n_resamples", min_val=1)
+    check_random_state_param(random_state)
+    setup = _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level,
+                   labels, pos_label, sample_weight)
+    m, w, _, _, min_bin_size, confidence_level = setup[1:]
+    rng = check_rng(random_state)
+    bands = [_consistency(Q[:, 0], w, binning, min_bin_size, confidence_level,
+                          int(n_resamples), rng) for Q, _, binning, _ in setup[0]]
+    return bands if m == "classwise" else bands[0]
+
+
+def _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level,
+                    interval, labels, pos_label, sample_weight):
+    """Reliability curves of Dask arrays from per-bin sums merged over the chunks (see
+    :mod:`skcalib._dask`); equal to the in-memory curves up to rounding."""
+    check_option(mode, "mode", _MODES)
+    check_option(strategy, "strategy", _STRATEGIES)
+    n_bins = check_n_bins(n_bins)
+    min_bin_size = int(check_scalar_param(min_bin_size, "min_bin_size", min_val=1))
+    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
+                       include_min=False)
+    if not confidence_level < 1.0:
+        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+    check_chunked_strategy(strategy)
+    chunks = _dask.ClassificationChunks(y_true, y_proba, sample_weight, labels=labels,
+                                        pos_label=pos_label)
+    m = resolve_mode(mode, chunks.n_classes)
+    binning = UniformBinning(n_bins)
+
+    def per_chunk(data, w):
+        wn, scale = _dask.scaled_weights(w)
+        return [_dask.CellSums.from_bins(binning.bin_indices(Q), n_bins, wn, scale, t=T,
+                                         q=Q)
+                for Q, T in make_problems(data, m, pos_label)]
+
+    sums = chunks.reduce(per_chunk, _dask.merge_lists)
+    classes = chunks.classes
+    if m == "binary":
+        curve_labels = [classes[pos_index(classes, pos_label)]]
+    elif m == "classwise":
+        curve_labels = list(classes)
+    else:
+        curve_labels = [None]
     curves = []
-    for (Q, T), lab in zip(problems, curve_labels):
-        binning = make_binning(strategy, n_bins).fit(Q)
-        curves.append(_curve(Q[:, 0], T[:, 0], w, w_freq, binning, strategy, n_bins,
-                             min_bin_size, confidence_level, interval,
-                             lab.item() if isinstance(lab, np.generic) else lab, m))
+    for cs, lab in zip(sums, curve_labels):
+        W = cs.weight
+        if not W.sum() > 0:
+            raise ValueError("sample_weight must have a positive sum (all weights are zero).")
+        with np.errstate(over="ignore"):
+            n_trials = W if sample_weight is None else W * cs.scale
+        curves.append(_curve_from_sums(
+            cs.counts, W, cs.sums["q"][:, 0], cs.sums["t"][:, 0], n_trials, cs.keys,
+            binning, strategy, n_bins, min_bin_size, float(confidence_level), interval,
+            lab.item() if isinstance(lab, np.generic) else lab, m))
     return curves if m == "classwise" else curves[0]

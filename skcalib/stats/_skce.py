@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from scipy import stats as _sps
 
-from .. import _pairwise
+from .. import _dask, _pairwise
 from .._expectations import check_targets
 from .._validation import (
     check_bool,
@@ -41,6 +41,7 @@ from .._validation import (
 from ..metrics import _distribution
 from ..metrics._kernel import (
     check_no_class_options,
+    chunked_block_sums,
     classification_term,
     is_regression_prediction,
     resolve_kernel,
@@ -168,16 +169,41 @@ def _block_test(term, B, chunk_size, n_jobs):
     nb = values.size
     est = float(np.mean(values))
     se = float(np.std(values, ddof=1) / math.sqrt(nb))
+    return _block_result(est, se, nb, term.n_samples)
+
+
+def _chunked_block_test(y_true, y_pred, kernel, method, block_size, labels, pos_label,
+                        random_state, chunk_size):
+    """The block test of class probabilities held as Dask arrays: blocks inside every chunk,
+    their mean and spread merged over the chunks (:mod:`skcalib._dask`)."""
+    if method != "block":
+        raise ValueError(f"method={method!r} needs all pairs or resamples of the whole data set; "
+                         "Dask arrays are tested chunk by chunk with method='block' only.")
+    chunks = _dask.ClassificationChunks(y_true, y_pred, labels=labels, pos_label=pos_label,
+                                        prob_name="y_pred", min_samples=2)
+    n = chunks.n_samples
+    B = _check_block_size(block_size, n)
+    sums = chunked_block_sums(chunks, kernel, B, random_state, chunk_size)
+    nb = sums.n_blocks
+    if nb < 2:
+        raise ValueError(f"the block test needs at least 2 blocks; the chunks hold {nb} blocks "
+                         f"of block_size={B}.")
+    se = math.sqrt(sums.m2 / (nb - 1)) / math.sqrt(nb)
+    return _block_result(sums.mean, se, nb, n)
+
+
+def _block_result(est, se, nb, n):
+    """The block test's result from the mean and standard error of ``nb`` block values."""
     if se > 0:
         z = est / se
         p = float(_sps.norm.sf(z))
     else:
         warnings.warn(
             f"the {nb} block estimates are all equal ({est!r}): their standard deviation is 0 "
-            "and the block test is undefined (pvalue=nan).", RuntimeWarning, stacklevel=3)
+            "and the block test is undefined (pvalue=nan).", RuntimeWarning, stacklevel=4)
         z, p = float("nan"), float("nan")
     return CalibrationTestResult(statistic=z, pvalue=p, estimate=est, method="block",
-                                 n_samples=term.n_samples, standard_error=se)
+                                 n_samples=n, standard_error=se)
 
 
 def _draw_counts(rng, M, n):
@@ -451,7 +477,8 @@ default="auto"
           ``block_size`` consecutive samples (needs at least two blocks). ``statistic`` is
           ``z = estimate / standard_error`` with the blocks' empirical standard error, and
           ``pvalue = 1 - Phi(z)``. ``O(n B)`` pair terms: linear time for a fixed block size,
-          ``O(n^1.5)`` for ``"sqrt"``; memory ``O(n)``.
+          ``O(n^1.5)`` for ``"sqrt"``; memory ``O(n)``. The only method for class
+          probabilities held as Dask arrays (blocks inside every chunk, see :ref:`scaling`).
         * ``"bootstrap"``: the U-statistic test with the Arcones--Giné degenerate bootstrap:
           ``statistic`` is ``T = n/(n-1) U - V`` (unbiased ``U``, biased ``V``) and each of the
           ``n_resamples`` null draws is
@@ -561,6 +588,9 @@ default="auto"
     _check_common(method, estimator, n_resamples, n_landmarks, add_one, random_state,
                   n_mc_samples, chunk_size, n_jobs)
     _check_block_size_param(block_size)
+    if _dask.any_dask(y_true, y_pred):
+        return _chunked_block_test(y_true, y_pred, kernel, method, block_size, labels,
+                                   pos_label, random_state, chunk_size)
     problem = _Problem(y_true, y_pred, kernel, labels, pos_label, random_state, n_mc_samples)
     n = problem.n_samples
     if n < 2:
