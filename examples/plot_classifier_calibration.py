@@ -142,30 +142,28 @@ for key in scoring:
 # The top-label reliability diagram plots, for equal-width bins of the confidence
 # ``max_k p_k``, the accuracy in the bin against its mean confidence. A calibrated classifier
 # follows the diagonal; points below it are over-confident, points above under-confident. The
-# binning is a few lines of numpy (the same right-closed bins as
-# ``calibration_error(strategy="uniform")``), so only the drawing needs matplotlib.
+# data of the diagram are :func:`skcalib.reliability_curve` (the bins of
+# ``calibration_error(strategy="uniform")``, with the number of samples and a Clopper--Pearson
+# interval per bin), so only the drawing needs matplotlib.
 
-
-def reliability_curve(y_true, P, classes, n_bins=10):
-    """Mean confidence, accuracy and count in each non-empty equal-width confidence bin."""
-    pred = P.argmax(axis=1)
-    conf = P[np.arange(P.shape[0]), pred]
-    correct = (classes[pred] == y_true).astype(float)
-    bins = np.maximum(np.ceil(conf * n_bins), 1).astype(int) - 1
-    counts = np.bincount(bins, minlength=n_bins)
-    nonempty = counts > 0
-    mean_conf = np.bincount(bins, weights=conf, minlength=n_bins)[nonempty] / counts[nonempty]
-    accuracy = np.bincount(bins, weights=correct, minlength=n_bins)[nonempty] / counts[nonempty]
-    return mean_conf, accuracy, counts[nonempty]
-
-
-curves = {name: reliability_curve(y_test, P, models[name].classes_) for name, P in probas.items()}
+curves = {name: skcalib.reliability_curve(y_test, P, n_bins=10, labels=models[name].classes_)
+          for name, P in probas.items()}
 print()
-for name, (conf, acc, counts) in curves.items():
+for name, curve in curves.items():
     # The count-weighted mean gap of the diagram is the top-label ECE with the same bins.
-    gap = np.sum(counts * np.abs(acc - conf)) / counts.sum()
+    gap = np.average(np.abs(curve.prob_true - curve.prob_pred), weights=curve.counts)
     ece = calibration_error(y_test, probas[name], n_bins=10, labels=models[name].classes_)
-    print(f"{name:<20} diagram gap {gap:.4f} = ECE with 10 bins {ece:.4f}")
+    sparse = curve.counts.min()
+    print(f"{name:<20} diagram gap {gap:.4f} = ECE with 10 bins {ece:.4f} "
+          f"(smallest bin: {sparse} samples)")
+
+# %%
+# :class:`skcalib.plotting.ReliabilityDisplay` draws these curves with their 95%
+# Clopper--Pearson intervals and the bin counts (right-hand scale): naive Bayes puts most
+# digits in its last bin, and its few low-confidence points rest on a handful of samples each.
+# :class:`skcalib.plotting.SmoothReliabilityDisplay` draws the smooth reliability curve of the
+# smooth ECE (no bins), with the density of the confidences. Several models share an axis
+# through ``ax``; :meth:`~skcalib.plotting.ReliabilityDisplay.from_estimator` predicts itself.
 
 try:
     import matplotlib.pyplot as plt
@@ -173,16 +171,16 @@ except ImportError:  # pragma: no cover - matplotlib is an optional extra
     plt = None
 
 if plt is not None:
-    fig, ax = plt.subplots(figsize=(5, 5))
-    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", label="perfectly calibrated")
-    for name, (conf, acc, _) in curves.items():
-        ax.plot(conf, acc, marker="o", label=name)
-    ax.set_xlabel("mean top-label confidence")
-    ax.set_ylabel("accuracy")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_title("Reliability diagram (digits, held-out half)")
-    ax.legend(loc="lower right")
+    from skcalib.plotting import ReliabilityDisplay, SmoothReliabilityDisplay
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5))
+    for name, model in models.items():
+        display = ReliabilityDisplay.from_estimator(model, X_test, y_test, n_bins=10,
+                                                    name=name, ax=axes[0])
+        assert np.array_equal(display.prob_true, curves[name].prob_true)
+        SmoothReliabilityDisplay.from_predictions(y_test, probas[name], name=name, ax=axes[1])
+    axes[0].set_title("Binned (digits, held-out half)")
+    axes[1].set_title("Smooth")
     fig.tight_layout()
     out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
     path = os.path.join(out_dir, "reliability_diagram.png")

@@ -56,7 +56,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 
-from skcalib import calibration_error, skce
+from skcalib import calibration_error, pit, skce
 from skcalib.distributions import Normal
 from skcalib.kernels import GaussianKernel, WassersteinKernel, median_heuristic, tensor
 from skcalib.recalibration import (DistributionTemperatureScaling, PredictionTransformer,
@@ -206,36 +206,33 @@ if theirs is not None:
 # %%
 # Top-label reliability diagrams
 # ------------------------------
-# For equal-width bins of the confidence ``max_k p_k``: the accuracy in each bin (bars) and the
-# mean confidence in it (red marks). A bar below its mark is over-confident, above it
-# under-confident. The binning is the one of ``calibration_error(strategy="uniform")``
-# (right-closed bins), so the count-weighted mean gap of a diagram is the top-label ECE with the
-# same number of bins.
+# For equal-width bins of the confidence ``max_k p_k``: the accuracy in each bin against the
+# mean confidence in it (:func:`skcalib.reliability_curve`). A point below the diagonal is
+# over-confident, above it under-confident. The binning is the one of
+# ``calibration_error(strategy="uniform")`` (right-closed bins), so the count-weighted mean gap
+# of a diagram is the top-label ECE with the same number of bins.
 
+from skcalib import reliability_curve  # noqa: E402
 
-def reliability_curve(y_true, P, classes, n_bins=10):
-    """Index, mean confidence, accuracy and count of each non-empty equal-width confidence bin."""
-    pred = P.argmax(axis=1)
-    conf = P[np.arange(P.shape[0]), pred]
-    correct = (classes[pred] == y_true).astype(float)
-    bins = np.maximum(np.ceil(conf * n_bins), 1).astype(int) - 1
-    counts = np.bincount(bins, minlength=n_bins)
-    nonempty = counts > 0
-    mean_conf = np.bincount(bins, weights=conf, minlength=n_bins)[nonempty] / counts[nonempty]
-    accuracy = np.bincount(bins, weights=correct, minlength=n_bins)[nonempty] / counts[nonempty]
-    return np.flatnonzero(nonempty), mean_conf, accuracy, counts[nonempty]
-
-
-curves = {
-    "network": reliability_curve(y_test, P_before, classes),
-    f"temperature-scaled (T = {ts.temperature_:.2f})": reliability_curve(
-        y_test, P_after, classes),
-}
+names = ("network", f"temperature-scaled (T = {ts.temperature_:.2f})")
+curves = {name: reliability_curve(y_test, P, n_bins=10, labels=classes)
+          for name, P in zip(names, (P_before, P_after))}
 print()
-for (name, (_, conf, acc, counts)), P in zip(curves.items(), (P_before, P_after)):
-    gap = np.sum(counts * np.abs(acc - conf)) / counts.sum()
+for (name, curve), P in zip(curves.items(), (P_before, P_after)):
+    gap = np.average(np.abs(curve.prob_true - curve.prob_pred), weights=curve.counts)
     ece10 = calibration_error(y_test, P, n_bins=10, labels=classes)
     print(f"{name:<33} diagram gap {gap:.4f} = ECE with 10 bins {ece10:.4f}")
+
+# %%
+# :class:`skcalib.plotting.ReliabilityDisplay` draws both curves on one axis with Broecker and
+# Smith's *consistency bars* (``band="consistency"``): for every bin, the range of accuracies a
+# calibrated model with the bin's own confidences would show in 95% of test sets (labels
+# resampled from the confidences). The network's confident bins lie far below their bars:
+# over-confidence well beyond chance. After temperature scaling the points are close to the
+# diagonal and most are inside their bars; the bins that remain outside are small deviations
+# that a single temperature cannot remove, made visible by bins of hundreds of samples (narrow
+# bars). The low-confidence bins hold a handful of samples each (the histogram at the bottom
+# counts the test samples of every bin, right-hand scale), so their bars span most of the plot.
 
 try:
     import matplotlib.pyplot as plt
@@ -245,20 +242,17 @@ except ImportError:  # pragma: no cover - matplotlib is an optional extra
 out_dir = tempfile.mkdtemp(prefix="skcalib-example-") if plt is not None else None
 
 if plt is not None:
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4.5), sharey=True)
-    for ax, (name, (index, conf, acc, _)) in zip(axes, curves.items()):
-        centres = (index + 0.5) / 10
-        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", label="perfectly calibrated")
-        ax.bar(centres, acc, width=0.1, alpha=0.7, edgecolor="black", label="accuracy in bin")
-        ax.plot(centres, conf, linestyle="none", marker="_", markersize=16, markeredgewidth=2,
-                color="C3", label="mean confidence in bin")
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.set_xlabel("top-label confidence")
-        ax.set_title(name)
-    axes[0].set_ylabel("accuracy")
-    axes[0].legend(loc="upper left")
-    fig.suptitle("Reliability diagrams (test split)")
+    from skcalib.plotting import ReliabilityDisplay
+
+    fig, ax = plt.subplots(figsize=(6, 5.5))
+    for name, P in zip(names, (P_before, P_after)):
+        display = ReliabilityDisplay.from_predictions(
+            y_test, P, labels=classes, n_bins=10, band="consistency", random_state=0,
+            name=name, ax=ax)
+        inside = np.mean((display.band_low <= display.prob_true)
+                         & (display.prob_true <= display.band_high))
+        print(f"{name:<33} bins inside their 95% consistency bar: {inside:.0%}")
+    ax.set_title("Top-label reliability diagram (test split)")
     fig.tight_layout()
     path = os.path.join(out_dir, "reliability_recalibration.png")
     fig.savefig(path, dpi=80)
@@ -370,25 +364,22 @@ print(f"objective='skce', network:          T = {ts_skce.temperature_:.4f} "
 # U). Like interval coverage, the PIT histogram checks only *marginal* calibration -- weaker
 # than the conditional calibration the SKCE measures.
 
-pit = {
-    "Gaussian process": norm.cdf(yr_test, before.loc, before.scale),
-    f"temperature-scaled (T = {T_reg:.3f})": norm.cdf(yr_test, after.loc, after.scale),
-}
+predictive = {"Gaussian process": before, f"temperature-scaled (T = {T_reg:.3f})": after}
 edges = np.linspace(0, 1, 11)
 print()
-for name, values in pit.items():
-    counts = np.histogram(values, bins=edges)[0]
+for name, dist in predictive.items():
+    counts = np.histogram(pit(yr_test, dist), bins=edges)[0]
     print(f"{name:<33} PIT counts per tenth: {' '.join(f'{c:3d}' for c in counts)}")
 
 if plt is not None:
+    from skcalib.plotting import PITHistogramDisplay
+
+    # one panel per model; the band holds each bar's height under uniformity with 95 %
+    # probability (binomial quantiles of the bin count)
     fig, axes = plt.subplots(1, 2, figsize=(9, 4), sharey=True)
-    for ax, (name, values) in zip(axes, pit.items()):
-        ax.hist(values, bins=edges, density=True, alpha=0.7, edgecolor="black")
-        ax.axhline(1.0, color="grey", linestyle="--", label="uniform")
-        ax.set_xlabel("PIT value F(y)")
+    for ax, (name, dist) in zip(axes, predictive.items()):
+        PITHistogramDisplay.from_predictions(yr_test, dist, bins=10, name=name, ax=ax)
         ax.set_title(name)
-    axes[0].set_ylabel("density")
-    axes[0].legend(loc="upper left")
     fig.suptitle("PIT histograms (test split)")
     fig.tight_layout()
     path = os.path.join(out_dir, "pit_recalibration.png")

@@ -184,10 +184,13 @@ for name in ("logistic", "naive Bayes"):
 # %%
 # Figures
 # -------
-# Left: the binned reliability diagram with its intervals and the smooth reliability curve of
-# each model. Middle: the CORP (isotonic) reliability diagrams. Right: the standardised
-# cumulative differences of the ECCE test; under calibration they stay within a few units of 0,
-# and their slope over a range of predictions is the miscalibration there.
+# Top left: the binned reliability diagram of each model
+# (:class:`skcalib.plotting.ReliabilityDisplay`) with its 95% Clopper--Pearson intervals and the
+# number of test samples per bin (right-hand scale). Top right: the smooth reliability curves
+# (:class:`skcalib.plotting.SmoothReliabilityDisplay`) with their smooth ECE and the density of
+# the predictions. Bottom left: the CORP (isotonic) reliability diagrams. Bottom right: the
+# standardised cumulative differences of the ECCE test; under calibration they stay within a few
+# units of 0, and their slope over a range of predictions is the miscalibration there.
 
 try:
     import matplotlib.pyplot as plt
@@ -195,31 +198,32 @@ except ImportError:  # pragma: no cover - matplotlib is an optional extra
     plt = None
 
 if plt is not None:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    from skcalib.plotting import ReliabilityDisplay, SmoothReliabilityDisplay
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 10))
     for k, (name, p) in enumerate(proba.items()):
         color = f"C{k}"
-        c = skcalib.reliability_curve(y_test, p, n_bins=10)
-        axes[0].errorbar(c.prob_pred, c.prob_true, yerr=[c.prob_true - c.ci_low,
-                                                         c.ci_high - c.prob_true],
-                         fmt="o", color=color, markersize=4, capsize=2, label=f"{name} (bins)")
-        s = skcalib.smooth_reliability_curve(y_test, p)
-        axes[0].plot(s.grid, s.frequency, color=color, linewidth=1)
+        ReliabilityDisplay.from_predictions(y_test, p, n_bins=10, name=name, color=color,
+                                            ax=axes[0, 0])
+        SmoothReliabilityDisplay.from_predictions(y_test, p, name=name, color=color,
+                                                  ax=axes[0, 1])
         cc = skcalib.corp_decomposition(y_test, p).curve
-        axes[1].step(cc.forecast, cc.recalibrated, where="post", color=color, label=name)
+        axes[1, 0].step(cc.forecast, cc.recalibrated, where="post", color=color, label=name)
         e = ecce_test(y_test, p)
-        axes[2].plot(e.abscissa, e.cumulative / e.scale, color=color, label=name)
-    for ax in axes[:2]:
-        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-        ax.set_xlabel("predicted probability")
-        ax.set_ylabel("observed frequency")
-        ax.legend(fontsize=8)
-    axes[0].set_title("binned (95% intervals) and smooth")
-    axes[1].set_title("CORP (isotonic)")
-    axes[2].axhline(0, color="grey", linestyle="--", linewidth=1)
-    axes[2].set_xlabel("k / n (samples sorted by prediction)")
-    axes[2].set_ylabel("cumulative difference / sigma")
-    axes[2].set_title("ECCE: cumulative differences")
-    axes[2].legend(fontsize=8)
+        axes[1, 1].plot(e.abscissa, e.cumulative / e.scale, color=color, label=name)
+    axes[0, 0].set_title("binned (95% Clopper-Pearson intervals)")
+    axes[0, 1].set_title("smooth")
+    ax = axes[1, 0]
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("predicted probability")
+    ax.set_ylabel("observed frequency")
+    ax.legend(fontsize=8)
+    ax.set_title("CORP (isotonic)")
+    axes[1, 1].axhline(0, color="grey", linestyle="--", linewidth=1)
+    axes[1, 1].set_xlabel("k / n (samples sorted by prediction)")
+    axes[1, 1].set_ylabel("cumulative difference / sigma")
+    axes[1, 1].set_title("ECCE: cumulative differences")
+    axes[1, 1].legend(fontsize=8)
     fig.tight_layout()
     out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
     path = os.path.join(out_dir, "toolbox_classification.png")

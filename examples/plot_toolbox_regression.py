@@ -184,10 +184,15 @@ for name, model in {"Bayesian ridge": BayesianRidge(),
 # %%
 # Figures
 # -------
-# Left: PIT histograms (flat for a calibrated model; a hump means too wide, a U too narrow, a
-# slope a biased mean). Right: quantile-calibration curves (observed fraction of targets below
-# the predicted ``q``-quantile against ``q``); the miscalibration area is the area between a
-# curve and the diagonal.
+# The Displays of :mod:`skcalib.plotting`, several models per axis. Left: PIT histograms
+# (:class:`~skcalib.plotting.PITHistogramDisplay`; flat for a calibrated model, a hump means too
+# wide, a U too narrow, a slope a biased mean); the grey band holds the bin heights of uniform
+# PIT values with probability 95 % for all 20 bins at once (binomial quantiles, Bonferroni), so
+# a bar outside it is more than noise. Middle: quantile-calibration curves
+# (:class:`~skcalib.plotting.QuantileCalibrationDisplay`; observed fraction of targets below
+# the predicted ``q``-quantile against ``q``), the miscalibration area shaded and given in the
+# legend. Right: coverage of central prediction intervals with Clopper--Pearson intervals
+# (:class:`~skcalib.plotting.IntervalCoverageDisplay`).
 
 try:
     import matplotlib.pyplot as plt
@@ -195,23 +200,21 @@ except ImportError:  # pragma: no cover - matplotlib is an optional extra
     plt = None
 
 if plt is not None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    bins = np.linspace(0, 1, 21)
-    for k, (name, pred) in enumerate(predictions.items()):
-        ax1.hist(skcalib.pit(y_test, pred), bins=bins, density=True, histtype="step",
-                 color=f"C{k}", label=name)
-        expected, observed = skcalib.quantile_calibration_curve(y_test, pred)
-        ax2.plot(expected, observed, color=f"C{k}", label=name)
-    ax1.axhline(1, color="grey", linestyle="--", linewidth=1)
-    ax1.set_xlabel("PIT value")
-    ax1.set_ylabel("density")
+    from skcalib.plotting import (IntervalCoverageDisplay, PITHistogramDisplay,
+                                  QuantileCalibrationDisplay)
+
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(17, 5.2))
+    for name, pred in predictions.items():
+        PITHistogramDisplay.from_predictions(y_test, pred, bins=20, band="simultaneous",
+                                             histtype="step", name=name, ax=ax1)
+        QuantileCalibrationDisplay.from_predictions(y_test, pred, name=name, ax=ax2)
+        IntervalCoverageDisplay.from_predictions(y_test, pred, name=name, ax=ax3,
+                                                 errorbar_kwargs={"markersize": 3})
     ax1.set_title("PIT histograms")
-    ax2.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-    ax2.set_xlabel("predicted quantile level q")
-    ax2.set_ylabel("observed fraction below the q-quantile")
     ax2.set_title("quantile calibration")
-    for ax in (ax1, ax2):
-        ax.legend(fontsize=8)
+    ax3.set_title("interval coverage")
+    for ax in (ax1, ax2, ax3):
+        ax.legend(fontsize=7)
     fig.tight_layout()
     out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
     path = os.path.join(out_dir, "toolbox_regression.png")

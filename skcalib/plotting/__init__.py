@@ -5,9 +5,19 @@ Every Display stores the data of its plot (computed by :mod:`skcalib.metrics`), 
 ``ax``) and tests can check what was drawn. Matplotlib is an optional dependency
 (``pip install 'skcalib[plot]'``), imported only when a Display draws.
 
+* :class:`ReliabilityDisplay`, :class:`SmoothReliabilityDisplay` -- a classifier's binned
+  (binary, top-label, class-wise; bin counts; Clopper-Pearson or consistency bands) and smooth
+  reliability diagrams.
 * :class:`LocalCalibrationBiasDisplay` -- local calibration bias against an audit feature.
+* :class:`PITHistogramDisplay`, :class:`QuantileCalibrationDisplay`,
+  :class:`IntervalCoverageDisplay` -- a regressor's PIT histogram, quantile-calibration curve and
+  interval coverage.
 """
 
+from ._classification import ReliabilityDisplay, SmoothReliabilityDisplay
 from ._local import LocalCalibrationBiasDisplay
+from ._regression import IntervalCoverageDisplay, PITHistogramDisplay, QuantileCalibrationDisplay
 
 __all__ = ["LocalCalibrationBiasDisplay"]
+__all__ += ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]
+__all__ += ["ReliabilityDisplay", "SmoothReliabilityDisplay"]
