@@ -56,6 +56,7 @@ _SUBMODULES = (
     "metrics",
     "plotting",
     "recalibration",
+    "reporting",
     "scorers",
     "stats",
 )
@@ -92,6 +93,8 @@ __all__ = [
     "make_calibration_scorer",
     "get_scorer",
     "get_scorer_names",
+    "calibration_report",
+    "CalibrationReport",
     *_SUBMODULES,
 ]
 
