@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[plot]"
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
@@ -20,7 +20,7 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP_RUN)
 
 demo: $(STAMP_RUN)
-	$(BIN)/python -m skcalib demo
+	$(BIN)/python -m skcalib demo --output-dir skcalib-demo
 
 test: $(STAMP_TEST)
 	$(BIN)/python -m pytest -q skcalib tests
@@ -39,7 +39,8 @@ bench: $(STAMP_RUN)
 
 docs: $(STAMP_TEST)
 	$(BIN)/python -m pip install --quiet -e ".[docs]"
-	$(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
+	$(BIN)/python -m sphinx -b html -E -W --keep-going docs docs/_build/html
+	$(BIN)/python docs/check_build.py docs/_build/html
 
 clean:
-	rm -rf $(VENV) docs/_build build *.egg-info
+	rm -rf $(VENV) docs/_build build *.egg-info skcalib-demo

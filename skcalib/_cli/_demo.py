@@ -1,0 +1,558 @@
+"""``skcalib demo``: a tour of skcalib on data sets that ship with scikit-learn (no download).
+
+1. **Classification** -- handwritten digits (:func:`sklearn.datasets.load_digits`, 10
+   classes), split into training (50 %), recalibration (25 %) and test (25 %) parts. Gaussian
+   naive Bayes (over-confident) and a random forest (under-confident) are fitted on the training
+   part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
+   part is printed. Each model is then recalibrated on the recalibration part, with temperature
+   scaling and with the best member of the recalibrator family
+   (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
+   half of the recalibration part and scored by the Brier score on the other half; the best is
+   refitted on all of it. A before/after table on the test part follows.
+2. **Regression** -- diabetes progression (:func:`sklearn.datasets.load_diabetes`), the same
+   split. Bayesian ridge regression and a Gaussian process whose noise level was set by hand
+   (too low: over-confident) predict normal distributions; they are recalibrated by variance
+   scaling (``"temperature"``) and by quantile recalibration (``"quantile"``), the better one
+   chosen by the CRPS on a held-out half.
+
+The figures (each report's figure; reliability diagrams, PIT histograms and quantile
+calibration curves before and after) and the test predictions of every model (as CSV files that
+``skcalib report`` reads) go into the output folder. ``--quick`` runs one model per task with
+100 resamples (a few seconds; used by the tests).
+"""
+
+import os
+import re
+import sys
+import warnings
+
+import numpy as np
+
+from ._io import CLIError
+
+__all__ = ["add_parser", "run"]
+
+DESCRIPTION = """\
+A tour of skcalib on data sets that ship with scikit-learn (nothing is downloaded).
+
+Fits a classifier (handwritten digits) and a probabilistic regressor (diabetes) per task,
+prints their calibration reports with the tests' p-values, recalibrates them (temperature
+scaling, and the best of the recalibrator family chosen on held-out data), shows the scores
+before and after, writes the figures and the test predictions into the output folder, and
+ends with the commands to run on your own predictions. About a minute (--quick: seconds)."""
+
+
+def _seed(text):
+    from ._report import _seed as seed
+
+    return seed(text)
+
+
+def add_parser(subparsers, parents=()):
+    """Add the ``demo`` subcommand to ``subparsers`` (an argparse subparsers action).
+
+    Parameters
+    ----------
+    subparsers : argparse subparsers action
+        From ``ArgumentParser.add_subparsers``.
+    parents : sequence of argparse.ArgumentParser, default=()
+        Parsers whose options the subcommand shares (``--verbose``, ``--version``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The subcommand's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> sub = argparse.ArgumentParser(prog="skcalib").add_subparsers()
+    >>> add_parser(sub).get_default("output_dir")
+    'skcalib-demo'
+    """
+    import argparse
+
+    p = subparsers.add_parser(
+        "demo", parents=list(parents), help="a tour on bundled data sets: reports, "
+        "recalibration, figures", description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--output-dir", default="skcalib-demo", metavar="DIR",
+                   help="folder for the figures and predictions, created if needed "
+                        "(default: ./skcalib-demo)")
+    p.add_argument("--random-state", type=_seed, default=0, metavar="SEED",
+                   help="seed of the splits, the models and the resampling (default: 0)")
+    p.add_argument("--quick", action="store_true",
+                   help="one model per task, 100 resamples, fewer and smaller figures: a few "
+                        "seconds")
+    p.set_defaults(run=run)
+    return p
+
+
+# -- models ------------------------------------------------------------------------------------
+
+def _classifiers(seed):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.naive_bayes import GaussianNB
+
+    return [
+        ("gaussian_nb", "Gaussian naive Bayes", GaussianNB()),
+        ("random_forest", "random forest (100 trees)",
+         RandomForestClassifier(n_estimators=100, random_state=seed)),
+    ]
+
+
+def _regressors(seed):
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+    from sklearn.linear_model import BayesianRidge
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    # The kernel and the noise level alpha are set by hand (not fitted): the noise is too low,
+    # so the predictive distributions are too narrow.
+    gp = make_pipeline(StandardScaler(), GaussianProcessRegressor(
+        ConstantKernel(1.0, "fixed") * RBF(3.0, "fixed"), alpha=0.1, normalize_y=True,
+        random_state=seed))
+    return [
+        ("gaussian_process", "Gaussian process (noise set by hand)", gp),
+        ("bayesian_ridge", "Bayesian ridge", BayesianRidge()),
+    ]
+
+
+# -- output helpers ----------------------------------------------------------------------------
+
+class _Output:
+    """The output folder: figures and CSV files written there, listed at the end."""
+
+    def __init__(self, folder, dpi, can_draw, tight=True):
+        self.folder = folder
+        self.dpi = dpi
+        self.tight = tight
+        self.can_draw = can_draw
+        self.written = []
+
+    def path(self, name):
+        return os.path.join(self.folder, name)
+
+    def figure(self, fig, name, what):
+        import matplotlib.pyplot as plt
+
+        try:
+            fig.savefig(self.path(name), dpi=self.dpi, bbox_inches="tight" if self.tight else None)
+        finally:
+            plt.close(fig)
+        self.written.append((name, what))
+
+    def csv(self, name, header, columns, what):
+        import csv
+
+        with open(self.path(name), "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for row in zip(*columns):
+                writer.writerow([repr(v) if isinstance(v, float) else v for v in row])
+        self.written.append((name, what))
+
+
+def _prepare_folder(folder):
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise CLIError(f"--output-dir: {folder!r} exists and is not a folder.")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"--output-dir: cannot create {folder!r}: {exc}") from None
+
+
+def _pvalue(p):
+    if p is None or not np.isfinite(p):
+        return "n/a"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _table(header, rows, aligns):
+    widths = [max(len(str(r[j])) for r in [header] + rows) for j in range(len(header))]
+
+    def fmt(row):
+        cells = [str(c).ljust(w) if a == "<" else str(c).rjust(w)
+                 for c, w, a in zip(row, widths, aligns)]
+        return "  ".join(cells).rstrip()
+
+    line = fmt(header)
+    return "\n".join([line, "-" * len(line)] + [fmt(r) for r in rows])
+
+
+def _fit_quietly(estimator, X, y):
+    """Fit, recording warnings instead of printing them; returns the warning messages."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    return [str(w.message).split("\n")[0] for w in caught]
+
+
+def _heading(text, char="="):
+    return f"\n{text}\n{char * len(text)}"
+
+
+def _report(estimator, X, y, settings, name):
+    from ..reporting import calibration_report
+
+    return calibration_report(estimator, X, y, n_resamples=settings["n_resamples"],
+                              random_state=settings["seed"], name=name)
+
+
+# -- the two tasks -----------------------------------------------------------------------------
+
+def _split(X, y, seed, stratify):
+    from sklearn.model_selection import train_test_split
+
+    X_train, X_rest, y_train, y_rest = train_test_split(
+        X, y, test_size=0.5, random_state=seed, stratify=y if stratify else None)
+    X_cal, X_test, y_cal, y_test = train_test_split(
+        X_rest, y_rest, test_size=0.5, random_state=seed, stratify=y_rest if stratify else None)
+    return X_train, y_train, X_cal, y_cal, X_test, y_test
+
+
+def _select(candidates, X_cal, y_cal, score, seed, stratify, progress):
+    """Fit every candidate on half of the recalibration data, score it on the other half.
+
+    Returns ``[(name, score or None, warnings)]`` sorted best first (failures last).
+    """
+    from sklearn.base import clone
+    from sklearn.model_selection import train_test_split
+
+    X_a, X_b, y_a, y_b = train_test_split(X_cal, y_cal, test_size=0.5, random_state=seed,
+                                          stratify=y_cal if stratify else None)
+    results = []
+    for name, estimator in candidates:
+        progress(f"  candidate {name}")
+        est = clone(estimator)
+        try:
+            caught = _fit_quietly(est, X_a, y_a)
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")
+                value = float(score(est, X_b, y_b))
+        except (ValueError, TypeError, np.linalg.LinAlgError) as exc:
+            results.append((name, None, [f"failed: {exc}"]))
+            continue
+        results.append((name, value if np.isfinite(value) else None, caught))
+    results.sort(key=lambda r: (r[1] is None, r[1] if r[1] is not None else 0.0))
+    return results
+
+
+def _candidates_text(results, score_name):
+    parts = []
+    for name, value, caught in results:
+        mark = "*" if caught else ""
+        parts.append(f"{name} {value:.4f}{mark}" if value is not None else f"{name} failed")
+    lines, line = [], "  "
+    for part in parts:
+        if len(line) + len(part) + 2 > 96:
+            lines.append(line.rstrip(", "))
+            line = "  "
+        line += part + ", "
+    lines.append(line.rstrip(", "))
+    text = "\n".join(lines)
+    if any(caught for _, value, caught in results if value is not None):
+        text += ("\n  * warned while fitting (e.g. separable scores or a map fitted on few "
+                 "samples); its score counts all the same")
+    return (f"Recalibrators fitted on one half of the recalibration split, {score_name} on "
+            f"the other half (lower is better):\n{text}")
+
+
+def _classification(settings, out, progress):
+    from sklearn.datasets import load_digits
+    from sklearn.frozen import FrozenEstimator
+
+    from .. import brier_score, calibration_error, log_score
+    from ..recalibration import RecalibratedClassifier
+    from ..recalibration._meta import CLASSIFIER_RECALIBRATORS
+    from ..stats import skce_test
+
+    seed = settings["seed"]
+    X, y = load_digits(return_X_y=True)
+    X_train, y_train, X_cal, y_cal, X_test, y_test = _split(X, y, seed, stratify=True)
+    print(_heading(f"1. Classification: handwritten digits ({X.shape[0]} images of 8x8 pixels, "
+                   f"{np.unique(y).size} classes)"))
+    print(f"split: {len(y_train)} to train, {len(y_cal)} to recalibrate, {len(y_test)} to test "
+          "(stratified); every number below is on the test split.")
+    models = _classifiers(seed)[:settings["n_models"]]
+    summary = []
+    for key, title, model in models:
+        progress(f"fitting {title}")
+        model.fit(X_train, y_train)
+        classes = model.classes_
+        progress(f"calibration report of {title}")
+        report = _report(model, X_test, y_test, settings, title)
+        print(_heading(f"{title}: calibration report before recalibration", "-"))
+        print(report)
+        if out.can_draw:
+            out.figure(report.plot(), f"digits_{key}_report.png",
+                       f"{title}: report figure")
+        P = model.predict_proba(X_test)
+        columns = [f"p_{c}" for c in classes]
+        out.csv(f"digits_{key}_predictions.csv", ["y"] + columns,
+                [y_test.tolist()] + [P[:, j].tolist() for j in range(P.shape[1])],
+                f"{title}: test predictions (for skcalib report)")
+
+        frozen = FrozenEstimator(model)
+        progress("temperature scaling")
+        temperature = RecalibratedClassifier(frozen, recalibrator="temperature")
+        _fit_quietly(temperature, X_cal, y_cal)
+        progress("choosing the best of the recalibrator family")
+        candidates = [(name, RecalibratedClassifier(frozen, recalibrator=name))
+                      for name in CLASSIFIER_RECALIBRATORS]
+        results = _select(candidates, X_cal, y_cal,
+                          lambda est, Xs, ys: brier_score(ys, est.predict_proba(Xs),
+                                                          labels=classes),
+                          seed, True, progress)
+        print()
+        print(_candidates_text(results, "Brier score"))
+        best_name = results[0][0]
+        best = RecalibratedClassifier(frozen, recalibrator=best_name)
+        _fit_quietly(best, X_cal, y_cal)
+
+        T = temperature.recalibrators_[0].temperature_
+        family = f"(best of {len(results)})"
+        variants = [("none", model), (f"temperature (T = {T:.2f})", temperature)]
+        if best_name == "temperature":
+            variants[1] = (f"{variants[1][0]} {family}", temperature)
+        else:
+            variants.append((f"{best_name} {family}", best))
+        rows, probs = [], {}
+        for label, est in variants:
+            progress(f"scoring {label}")
+            Pv = est.predict_proba(X_test)
+            probs[label] = Pv
+            test = skce_test(y_test, Pv, labels=classes, method="bootstrap",
+                             n_resamples=settings["n_resamples"], random_state=seed)
+            acc = float(np.mean(classes[Pv.argmax(axis=1)] == y_test))
+            rows.append([label, f"{acc:.3f}",
+                         f"{calibration_error(y_test, Pv, labels=classes):.4f}",
+                         f"{brier_score(y_test, Pv, labels=classes):.4f}",
+                         f"{log_score(y_test, Pv, labels=classes):.4f}",
+                         _pvalue(test.pvalue)])
+        print(_heading(f"{title}: before and after recalibration (test split)", "-"))
+        print(_table(["recalibration", "accuracy", "ECE", "Brier", "log loss", "SKCE p-value"],
+                     rows, "<>>>>>"))
+        print("ECE: top-label, 15 bins. Brier, log loss: proper scores (calibration and "
+              "sharpness). SKCE p-value:\nthe bootstrap test of 'calibrated' "
+              f"({settings['n_resamples']} resamples); below 0.05 is evidence of "
+              "miscalibration.")
+        summary.append((title, rows))
+        if out.can_draw:
+            progress(f"figures of {title}")
+            _reliability_figure(out, key, title, y_test, probs, classes)
+        if out.can_draw and not settings["quick"]:
+            progress(f"calibration report of {title} after {best_name}")
+            after = _report(best, X_test, y_test, settings, f"{title} + {best_name}")
+            out.figure(after.plot(), f"digits_{key}_{best_name}_report.png",
+                       f"{title}: report figure after {best_name}")
+    return summary
+
+
+def _reliability_figure(out, key, title, y, probs, classes):
+    from .. import plotting
+
+    display = getattr(plotting, "ReliabilityDisplay", None)
+    if display is None:
+        return
+    from ..plotting._base import pyplot
+
+    fig, ax = pyplot().subplots(figsize=(6, 5), layout="constrained")
+    for label, P in probs.items():
+        display.from_predictions(y, P, labels=classes, name=label, ax=ax)
+    ax.set_title(f"{title}: top-label reliability (test split)")
+    out.figure(fig, f"digits_{key}_reliability.png",
+               f"{title}: reliability diagrams before and after")
+
+
+def _regression(settings, out, progress):
+    from sklearn.datasets import load_diabetes
+    from sklearn.frozen import FrozenEstimator
+
+    from .. import crps, interval_coverage, nll
+    from .._predictions import predict_distribution
+    from ..recalibration import RecalibratedRegressor
+    from ..recalibration._meta import REGRESSOR_RECALIBRATORS
+    from ..stats import pit_test, skce_test
+
+    seed = settings["seed"]
+    X, y = load_diabetes(return_X_y=True)
+    X_train, y_train, X_cal, y_cal, X_test, y_test = _split(X, y, seed, stratify=False)
+    print(_heading(f"2. Regression: diabetes progression ({X.shape[0]} patients, "
+                   f"{X.shape[1]} features)"))
+    print(f"split: {len(y_train)} to train, {len(y_cal)} to recalibrate, {len(y_test)} to test; "
+          "the models predict normal distributions.")
+    models = _regressors(seed)[:settings["n_models"]]
+    summary = []
+    for key, title, model in models:
+        progress(f"fitting {title}")
+        _fit_quietly(model, X_train, y_train)
+        progress(f"calibration report of {title}")
+        report = _report(model, X_test, y_test, settings, title)
+        print(_heading(f"{title}: calibration report before recalibration", "-"))
+        print(report)
+        if out.can_draw:
+            out.figure(report.plot(), f"diabetes_{key}_report.png",
+                       f"{title}: report figure")
+        dist = predict_distribution(model, X_test)
+        out.csv(f"diabetes_{key}_predictions.csv", ["y", "mean", "std"],
+                [y_test.tolist(), dist.loc.tolist(), dist.scale.tolist()],
+                f"{title}: test predictions (for skcalib report)")
+
+        frozen = FrozenEstimator(model)
+        progress("choosing between variance scaling and quantile recalibration")
+        candidates = [(name, RecalibratedRegressor(frozen, recalibrator=name))
+                      for name in REGRESSOR_RECALIBRATORS]
+        results = _select(candidates, X_cal, y_cal,
+                          lambda est, Xs, ys: crps(ys, predict_distribution(est, Xs)),
+                          seed, False, progress)
+        print()
+        print(_candidates_text(results, "CRPS"))
+        best_name = results[0][0]
+        fitted = {}
+        for name, est in candidates:
+            _fit_quietly(est, X_cal, y_cal)
+            fitted[name] = est
+        T = fitted["temperature"].recalibrators_[0].temperature_
+        variants = [("none", model),
+                    (f"temperature (variance x {T:.2f})", fitted["temperature"]),
+                    ("quantile", fitted["quantile"])]
+        rows, dists = [], {}
+        for label, est in variants:
+            progress(f"scoring {label}")
+            d = predict_distribution(est, X_test)
+            dists[label] = d
+            try:
+                skce_p = skce_test(y_test, d, method="bootstrap",
+                                   n_resamples=settings["n_resamples"],
+                                   random_state=seed).pvalue
+            except (TypeError, ValueError):
+                skce_p = None  # (quantile-recalibrated predictions have no Wasserstein kernel)
+            chosen = " (best of 2)" if label.split(" ")[0] == best_name else ""
+            rows.append([label + chosen, f"{nll(y_test, d):.3f}", f"{crps(y_test, d):.2f}",
+                         f"{float(interval_coverage(y_test, d, levels=0.9)):.3f}",
+                         _pvalue(pit_test(y_test, d).pvalue), _pvalue(skce_p)])
+        print(_heading(f"{title}: before and after recalibration (test split)", "-"))
+        print(_table(["recalibration", "NLL", "CRPS", "90% coverage", "PIT p-value",
+                      "SKCE p-value"], rows, "<>>>>>"))
+        print("NLL, CRPS: proper scores (lower is better). 90% coverage: fraction of targets in "
+              "the central 90%\ninterval. PIT p-value: Kolmogorov-Smirnov test of uniform PIT "
+              "values; SKCE p-value: the\nbootstrap SKCE test (n/a: the Wasserstein kernel is not "
+              "defined for quantile-recalibrated\npredictions). Below 0.05 is evidence of "
+              "miscalibration.")
+        summary.append((title, rows))
+        if out.can_draw:
+            progress(f"figures of {title}")
+            _regression_figures(out, key, title, y_test, dists)
+    return summary
+
+
+def _regression_figures(out, key, title, y, dists):
+    from .. import plotting
+
+    pit_display = getattr(plotting, "PITHistogramDisplay", None)
+    quantile_display = getattr(plotting, "QuantileCalibrationDisplay", None)
+    if pit_display is None and quantile_display is None:
+        return
+    from ..plotting._base import pyplot
+
+    plt = pyplot()
+    if pit_display is not None:
+        fig, axes = plt.subplots(1, len(dists), figsize=(4 * len(dists), 3.8), sharey=True,
+                                 layout="constrained")
+        for ax, (label, d) in zip(np.atleast_1d(axes), dists.items()):
+            pit_display.from_predictions(y, d, name=label, ax=ax)
+            ax.set_title(label)
+        fig.suptitle(f"{title}: PIT histograms (test split)")
+        out.figure(fig, f"diabetes_{key}_pit.png", f"{title}: PIT histograms before and after")
+    if quantile_display is not None:
+        fig, ax = plt.subplots(figsize=(5, 5), layout="constrained")
+        for label, d in dists.items():
+            quantile_display.from_predictions(y, d, name=label, ax=ax)
+        ax.set_title(f"{title}: quantile calibration (test split)")
+        out.figure(fig, f"diabetes_{key}_quantiles.png",
+                   f"{title}: quantile calibration before and after")
+
+
+NEXT_STEPS = """\
+Next steps, on your own data
+----------------------------
+1. Save your model's test-set predictions with the true target, one row per sample, e.g.
+     P = model.predict_proba(X_test)                                   # a classifier
+     frame = pandas.DataFrame(P, columns=[f"p_{{c}}" for c in model.classes_]).assign(y=y_test)
+     mean, std = model.predict(X_test, return_std=True)                # a regressor
+     frame = pandas.DataFrame({{"y": y_test, "mean": mean, "std": std}})
+     frame.to_csv("my_predictions.csv", index=False)                   # or .to_parquet(...)
+2. Report on them (text on screen; --html and --plot also save a page and a figure):
+     skcalib report my_predictions.csv --target y --proba-cols 'p_*' --html report.html
+     skcalib report my_predictions.csv --target y --mean-col mean --std-col std --plot report.png
+   For example, on predictions this demo just saved:
+     {example}
+3. In Python: skcalib.calibration_report(model, X_test, y_test). To recalibrate, e.g.
+     skcalib.recalibration.RecalibratedClassifier(model, recalibrator="temperature")
+   (or "vector", "isotonic", ... -- the family above), and RecalibratedRegressor(model,
+   recalibrator="temperature" or "quantile") for regressors.
+Options of every command: skcalib report --help, skcalib demo --help."""
+
+
+def run(args, progress):
+    """Run ``skcalib demo`` with the parsed ``args``; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+    progress : callable
+        ``progress(message, always=False)``: progress messages on standard error
+        (:class:`skcalib._cli.Progress`).
+
+    Returns
+    -------
+    int
+        0; errors raise :class:`~skcalib._cli._io.CLIError` (exit status 2 in :func:`main`).
+
+    Examples
+    --------
+    >>> from skcalib._cli import main
+    >>> main(["demo", "--help"])  # doctest: +ELLIPSIS
+    usage: skcalib demo ...
+    0
+    """
+    folder = args.output_dir
+    can_draw = _has_matplotlib()
+    _prepare_folder(folder)
+    settings = {"seed": args.random_state, "quick": args.quick, "n_models": 1 if args.quick else 2,
+                "n_resamples": 100 if args.quick else 1000}
+    out = _Output(folder, dpi=60 if args.quick else 110, can_draw=can_draw,
+                  tight=not args.quick)
+    print(f"skcalib demo: the calibration of a classifier and of a probabilistic regressor on "
+          f"data sets that ship with\nscikit-learn (random_state={args.random_state}"
+          f"{', --quick' if args.quick else ''}). Figures and predictions go to "
+          f"{os.path.abspath(folder)}{os.sep}")
+    _classification(settings, out, progress)
+    _regression(settings, out, progress)
+
+    print(_heading(f"Files written to {os.path.abspath(folder)}{os.sep}", "-"))
+    if not can_draw:
+        print("  (no figures: they need matplotlib -- pip install 'skcalib[plot]')")
+    width = max(len(name) for name, _ in out.written)
+    for name, what in out.written:
+        print(f"  {name.ljust(width)}  {what}")
+    example_csv = next(name for name, _ in out.written if name.endswith("_predictions.csv"))
+    example = (f"skcalib report {_quote(os.path.join(folder, example_csv))} --target y "
+               "--proba-cols 'p_*'")
+    print()
+    print(NEXT_STEPS.format(example=example))
+    sys.stdout.flush()
+    return 0
+
+
+def _quote(path):
+    return path if re.fullmatch(r"[\w./\\:-]+", path) else "'" + path.replace("'", "'\\''") + "'"
+
+
+def _has_matplotlib():
+    from importlib.util import find_spec
+
+    return find_spec("matplotlib") is not None
