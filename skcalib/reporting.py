@@ -510,6 +510,10 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
         Level of every interval; the verdicts test at ``1 - confidence_level``.
     n_resamples : int, default=1000
         Resamples of the SKCE bootstrap test and of the ECE consistency test (at least 20).
+        Above ``reporting.LARGE_N`` (20,000) samples the SKCE section uses the block estimator
+        with blocks of about ``sqrt(n)`` samples and its asymptotic block test and interval
+        (``O(n^1.5)`` work instead of ``O(n^2)``); a 4-class report on 300,000 predictions takes
+        about 12 s, most of it drawing the consistency test's labels.
     random_state : None, int, Generator or RandomState, default=0
         Seeds the resampling tests and the kernels' median heuristics: equal seeds give equal
         reports.
@@ -787,15 +791,27 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
                              data=data)
 
 
+#: Above this many samples the kernel section uses the block estimator with blocks of about
+#: sqrt(n) samples (O(n^1.5) pair terms, one pass for estimate, p-value and interval) instead of
+#: the unbiased U-statistic, whose interval needs all n^2 pairs.
+LARGE_N = 20_000
+
+
 def _kernel_section(y, pred, common, n, confidence_level, n_resamples, random_state, n_jobs):
     alpha = 1.0 - confidence_level
-    test = skce_test(y, pred, n_resamples=n_resamples, random_state=random_state, n_jobs=n_jobs,
-                     **common)
-    ci = skce_ci(y, pred, confidence_level=confidence_level, random_state=random_state,
-                 n_jobs=n_jobs, **common)
-    low, high = ci.confidence_interval
-    rows = [ReportRow("SKCE", test.estimate, low, high, test.pvalue,
-                      note=f"unbiased; p: {test.method} test")]
+    if n > LARGE_N:
+        test = skce_test(y, pred, method="block", block_size="sqrt", random_state=random_state,
+                         n_jobs=n_jobs, **common)
+        low, high = test.confidence_interval(confidence_level)
+        note = "block estimator, blocks of ~sqrt(n); p: block test"
+    else:
+        test = skce_test(y, pred, n_resamples=n_resamples, random_state=random_state,
+                         n_jobs=n_jobs, **common)
+        ci = skce_ci(y, pred, confidence_level=confidence_level, random_state=random_state,
+                     n_jobs=n_jobs, **common)
+        low, high = ci.confidence_interval
+        note = f"unbiased; p: {test.method} test"
+    rows = [ReportRow("SKCE", test.estimate, low, high, test.pvalue, note=note)]
     p = _p_phrase(test.pvalue, test.n_resamples)
     if test.pvalue < alpha:
         verdict = (f"Miscalibrated: the SKCE test rejects calibration ({p}, n = {n}); SKCE "

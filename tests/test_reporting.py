@@ -598,3 +598,21 @@ def test_a_report_on_1000_predictions_takes_at_most_3_seconds():
     start = time.perf_counter()
     calibration_report(dist, y=y)
     assert time.perf_counter() - start < 3.0
+
+
+def test_large_n_uses_the_block_estimator_in_one_pass(monkeypatch):
+    """Above reporting.LARGE_N samples the kernel section switches from the unbiased
+    U-statistic (n^2 pairs for its interval) to the block estimator with blocks of ~sqrt(n):
+    its estimate, p-value and normal interval are those of skce_test(method="block")."""
+    from skcalib import reporting
+
+    monkeypatch.setattr(reporting, "LARGE_N", 100)
+    rng = np.random.default_rng(1)
+    P = rng.dirichlet([1, 1, 1], size=400)
+    y = (P.cumsum(axis=1) > rng.random((400, 1))).argmax(axis=1)
+    report = skcalib.calibration_report(P, y=y, n_resamples=50)
+    row = report["kernel"]["SKCE"]
+    ref = skce_test(y, P, method="block", block_size="sqrt", random_state=0, labels=[0, 1, 2])
+    assert row.value == ref.estimate and row.pvalue == ref.pvalue
+    assert (row.lower, row.upper) == tuple(ref.confidence_interval(0.95))
+    assert "block" in row.note

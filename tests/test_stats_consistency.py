@@ -539,3 +539,52 @@ def test_nan_in_the_null_raises(data3):
 def test_public_api():
     assert "consistency_test" in skcalib.stats.__all__
     assert skcalib.stats.consistency_test is consistency_test
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"mode": "classwise"}, {"mode": "canonical", "norm": "l2"}, {"norm": "max"},
+    {"norm": "l2", "debias": True, "squared": True}, {"strategy": "quantile", "n_bins": 7},
+    {"mode": "binary", "pos_label": 2},
+])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fixed_prediction_errors_equal_the_metric_on_each_draw(options, weighted):
+    """The binned error's fast path of the conditional test (bins, confidences and prediction
+    sums computed once) gives calibration_error's value on every synthetic label vector."""
+    from skcalib.metrics._binned import FixedPredictionErrors
+    from skcalib.stats._consistency import _Problem, _sample_from_cdf
+
+    rng = np.random.default_rng(4)
+    n = 300
+    P = rng.dirichlet([0.5, 1.0, 2.0], size=n)
+    P[:20, :2] = 0.4                        # top-label ties
+    P[:20, 2] = 0.2
+    y = rng.integers(0, 3, n) + 1           # labels 1, 2, 3
+    if options.get("mode") == "binary":
+        P = P[:, :2] / P[:, :2].sum(axis=1, keepdims=True)
+        y = np.where(y == 3, 2, y)
+    kwargs = dict(options)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    if weighted:
+        kwargs["sample_weight"] = w
+    problem = _Problem(calibration_error, y, P, None, None, kwargs, seed=0)
+    assert isinstance(problem.fast, FixedPredictionErrors)
+    codes = _sample_from_cdf(problem.cdf, np.random.default_rng(9), size=6)
+    fast = problem.fast.values(codes)
+    classes = problem.data.classes
+    for b in range(6):
+        expected = calibration_error(classes[codes[b]], P, labels=classes, sample_weight=w,
+                                     **options)
+        assert fast[b] == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def test_fast_path_keeps_the_p_value_and_other_metrics_keep_the_generic_path():
+    from skcalib.stats._consistency import _Problem
+
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet([1, 1, 1], size=200)
+    y = rng.integers(0, 3, 200)
+    res = consistency_test("ece", y, P, n_resamples=199, random_state=3)
+    by_hand = consistency_test(lambda a, b, labels: calibration_error(a, b, labels=labels),
+                               y, P, n_resamples=199, random_state=3)
+    assert res.pvalue == by_hand.pvalue and res.statistic == by_hand.statistic
+    assert _Problem("skce", y, P, None, None, {}, seed=0).fast is None

@@ -556,6 +556,95 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
     return finalize(value, norm, squared, debias)
 
 
+class FixedPredictionErrors:
+    """:func:`calibration_error` of fixed predictions for many label vectors at once.
+
+    The conditional consistency test (:func:`skcalib.stats.consistency_test`) evaluates the
+    binned error of the *same* predictions on hundreds of synthetic label vectors. Everything
+    but the outcomes is fixed: the validated probabilities, the problems' predictions ``Q`` (the
+    top-label confidence and its tie shares), the bins and their weight and prediction sums. They
+    are computed once here; each label vector adds only its per-cell outcome sums (one
+    ``bincount`` for a whole batch of label vectors), and :func:`cell_error` finishes each. The
+    values equal ``calibration_error(classes[codes], y_proba, **kwargs)`` (same sums in the same
+    order).
+
+    Parameters
+    ----------
+    data : ClassificationData
+        Validated probabilities (``check_labels_and_probabilities``).
+    norm, squared, n_bins, strategy, mode, debias, pos_label, min_bin_size
+        As in :func:`calibration_error` (validated here).
+    """
+
+    def __init__(self, data, *, norm="l1", squared=False, n_bins=15, strategy="uniform",
+                 mode="auto", debias=False, pos_label=None, min_bin_size=1):
+        check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size)
+        self.norm, self.squared, self.debias = norm, squared, debias
+        self.mode = m = resolve_mode(mode, data.n_classes)
+        P, n = data.probs, data.n_samples
+        self.n_classes = data.n_classes
+        w = data.sample_weight
+        self.scale = 1.0
+        if w is not None:
+            self.scale = float(w.max())
+            w = w / self.scale
+        self.w = w
+        if m == "binary":
+            self.k = pos_index(data.classes, pos_label)
+            Qs = [P[:, self.k:self.k + 1]]
+        elif m == "top_label":
+            conf, self.shares = top_label(P)
+            Qs = [conf[:, None]]
+        elif m == "classwise":
+            Qs = [P[:, k:k + 1] for k in range(P.shape[1])]
+        else:
+            Qs = [P]
+        self.cells, self.W, self.SQ = [], [], []
+        for Q in Qs:
+            cells = _occupied_cells(make_binning(strategy, n_bins, min_bin_size).fit(Q).assign(Q))
+            m_cells = int(cells.max()) + 1 if cells.size else 0
+            self.cells.append(cells)
+            self.W.append(np.bincount(cells, weights=w, minlength=m_cells))
+            self.SQ.append(np.column_stack([
+                np.bincount(cells, weights=Q[:, c] if w is None else Q[:, c] * w,
+                            minlength=m_cells) for c in range(Q.shape[1])]))
+
+    def _outcome_sums(self, j, codes):
+        """``(M, n_cells, d)`` outcome sums of problem ``j`` for label codes ``(M, n)``."""
+        cells, W = self.cells[j], self.W[j]
+        M, n = codes.shape
+        m_cells = W.size
+        offset = (np.arange(M) * m_cells)[:, None] + cells[None, :]
+        w = None if self.w is None else np.broadcast_to(self.w, (M, n))
+        if self.mode == "canonical":
+            C = self.n_classes
+            idx = (offset * C + codes).ravel()
+            return np.bincount(idx, weights=None if w is None else w.ravel(),
+                               minlength=M * m_cells * C).reshape(M, m_cells, C)
+        if self.mode == "top_label":
+            t = self.shares[np.arange(n)[None, :], codes]
+        else:
+            k = self.k if self.mode == "binary" else j
+            t = (codes == k).astype(np.float64)
+        if w is not None:
+            t = t * w
+        return np.bincount(offset.ravel(), weights=t.ravel(),
+                           minlength=M * m_cells).reshape(M, m_cells, 1)
+
+    def values(self, codes):
+        """The error for each row of ``codes`` (``(M, n)`` class indices into the data's
+        classes)."""
+        codes = np.asarray(codes)
+        out = np.empty(codes.shape[0])
+        ST = [self._outcome_sums(j, codes) for j in range(len(self.cells))]
+        for b in range(codes.shape[0]):
+            vals = [cell_error(self.W[j], ST[j][b], self.SQ[j], self.norm, self.debias,
+                               self.scale)[0] for j in range(len(self.cells))]
+            value = combine(vals, [None] * len(vals), self.norm)[0]
+            out[b] = finalize(value, self.norm, self.squared, self.debias)
+        return out
+
+
 def binned_errors(problems, binnings, norm, debias, sample_weight, shares=True):
     """Error (squared for l2) and per-sample shares over all problems with fitted binnings."""
     values, all_shares = [], []

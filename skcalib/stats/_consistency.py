@@ -37,6 +37,7 @@ from .._validation import (
 from ..distributions import Categorical
 from ..metrics import calibration_error, mmce, skce, ucme
 from ..metrics import _distribution
+from ..metrics._binned import FixedPredictionErrors
 from ..metrics._kernel import (
     check_mmce_kernel,
     check_no_class_options,
@@ -51,6 +52,9 @@ __all__ = ["consistency_test"]
 _METHODS = ("conditional", "consistency")
 _NAMED_METRICS = {"ece": calibration_error, "skce": skce, "mmce": mmce, "ucme": ucme}
 _CLASSIFICATION_ONLY = ("ece", "mmce")
+#: Options of calibration_error that the fixed-prediction evaluator handles.
+_FIXED_PREDICTION_OPTIONS = {"norm", "squared", "n_bins", "strategy", "mode", "debias",
+                             "pos_label", "min_bin_size"}
 #: Resamples per batch are capped so that a batch's label draws hold about this many numbers.
 _DRAW_BUDGET = 1 << 21
 #: Largest number of resamples per batch (the unit of parallel work and of seeding).
@@ -227,6 +231,23 @@ class _Problem:
                 elif pos_label is not None:
                     kwargs["pos_label"] = pos_label
         self.kwargs = kwargs
+        self.fast = self._fixed_prediction_errors()
+
+    def _fixed_prediction_errors(self):
+        """For the binned error, the evaluator that reuses everything label-free across the
+        conditional test's label draws (:class:`~skcalib.metrics._binned.FixedPredictionErrors`);
+        None for other metrics."""
+        if self.regression or self.func is not calibration_error:
+            return None
+        options = {k: v for k, v in self.kwargs.items() if k != "labels"}
+        if not set(options) <= _FIXED_PREDICTION_OPTIONS:
+            return None
+        data = check_labels_and_probabilities(
+            self.y, self._predictions(None), labels=self.kwargs.get("labels"),
+            pos_label=self.kwargs.get("pos_label"), sample_weight=self.sample_weight)
+        if not np.array_equal(data.classes, self.data.classes):  # pragma: no cover - defensive
+            return None
+        return FixedPredictionErrors(data, **options)
 
     def _fix_named(self, name, kwargs, seed):
         """Resolve the data-dependent parts of a named metric once, on the observed data: the
@@ -291,6 +312,8 @@ class _Problem:
         n = self.n_samples
         out = np.empty(M)
         if method == "conditional":
+            if self.fast is not None:
+                return self.fast.values(_sample_from_cdf(self.cdf, rng, size=M))
             pred = self._predictions(None)
             if self.regression:
                 Y = self.dist.sample(random_state=rng, size=M)
