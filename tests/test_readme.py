@@ -31,3 +31,21 @@ def test_readme_says_how_to_read_the_pvalue():
     text = README.read_text(encoding="utf-8")
     assert "probability that a *calibrated* model" in text
     assert "coming" not in text.lower().replace("becoming", "")
+
+
+def test_report_example_runs_on_the_first_examples_predictions():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    report_block = next(b for b in blocks if "calibration_report" in b)
+    namespace = {"__name__": "readme_example"}
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(compile(blocks[0], str(README), "exec"), namespace)
+        exec(compile(report_block, str(README), "exec"), namespace)
+    assert "Calibration report" in out.getvalue() and "SKCE" in out.getvalue()
+    assert len(namespace["df"]) > 5
+    plt.close(namespace["fig"])
