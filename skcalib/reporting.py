@@ -48,6 +48,7 @@ from .metrics import (
     smooth_ece,
 )
 from .stats import consistency_test, logistic_calibration, pit_test, skce_ci, skce_test
+from .stats._clinical import _adjust as _adjust_pvalues
 
 __all__ = ["calibration_report", "CalibrationReport", "ReportSection", "ReportRow"]
 
@@ -554,8 +555,9 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
     accuracy's and the coverages' intervals and tests are :func:`scipy.stats.binomtest`). The
     verdicts test at level ``alpha = 1 - confidence_level``: the one-vs-rest logistic fits of a
     multiclass problem are combined by Holm's correction and the four coverage levels by
-    Bonferroni's, but the different tests of a report are not corrected for their number; the
-    overall verdict lists every test that rejects.
+    Bonferroni's. The section verdicts test each at ``alpha``; the overall verdict combines the
+    report's tests by Holm's step-down adjustment (so a calibrated model is flagged with
+    probability at most ``alpha``) and lists every test that rejects after it.
 
     Examples
     --------
@@ -935,13 +937,8 @@ def _logistic_verdict(fits, pvalue, alpha, level):
 
 
 def _holm(pvalues):
-    """Holm's step-down adjusted p-values, in the input order."""
-    p = np.asarray(pvalues, dtype=np.float64)
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
-    adjusted = np.empty(p.size)
-    adjusted[order] = np.maximum.accumulate(stepped)
-    return adjusted
+    """Holm's step-down adjusted p-values, in the input order (``stats``' one implementation)."""
+    return _adjust_pvalues(pvalues, "holm")
 
 
 def _fmt_ci(value, ci):
@@ -1156,16 +1153,31 @@ def _find_row(section, metric):
 
 
 def _overall_verdict(tests, alpha, n):
-    rejecting = [(name, p) for name, p in tests if p < alpha]
+    """The report's first sentence. The sections' tests are combined by Holm's step-down
+    adjustment, so that a calibrated model gets "evidence of miscalibration" with probability
+    at most ``alpha`` (each test alone is at level ``alpha``: without the adjustment three tests
+    would give about 10 % false alarms at ``alpha = 0.05``)."""
+    adjusted = _holm([p for _, p in tests])
+    m = len(tests)
+    rejecting = [(name, p, a) for (name, p), a in zip(tests, adjusted) if a < alpha]
     listed = ", ".join(f"{name} {_p_phrase(p)}" for name, p in tests)
+    holm = f"Holm-adjusted over the report's {m} tests" if m > 1 else "one test"
     if rejecting:
-        which = _join([f"the {name} ({_p_phrase(p)})" for name, p in rejecting])
+        which = _join([f"the {name} ({_p_phrase(p)}, adjusted {_p_phrase(a)[2:]})"
+                       for name, p, a in rejecting])
         verb = "rejects" if len(rejecting) == 1 else "reject"
-        return (f"Evidence of miscalibration at level {_fmt(alpha)}: {which} {verb} "
+        return (f"Evidence of miscalibration at level {_fmt(alpha)} ({holm}): {which} {verb} "
                 f"calibration (n = {n}). Recalibration (skcalib.recalibration) may help; "
                 f"see the sections for the direction.")
-    return (f"No evidence of miscalibration at level {_fmt(alpha)} ({listed}; n = {n}). A "
-            f"large p-value is not proof of calibration: small samples rarely reject.")
+    alone = [name for name, p in tests if p < alpha]
+    caveat = ""
+    if alone:
+        caveat = (f" On its own the {_join(alone)} would reject at {_fmt(alpha)}; with "
+                  f"{m} tests such a result is expected by chance more often than "
+                  f"{_fmt(alpha)}.")
+    return (f"No evidence of miscalibration at level {_fmt(alpha)} ({holm}; {listed}; "
+            f"n = {n}).{caveat} A large p-value is not proof of calibration: small samples "
+            f"rarely reject.")
 
 
 def _join(items):

@@ -207,6 +207,13 @@ def test_report_one_column_is_the_positive_class(capsys, tmp_path):
     code, out, _ = run(capsys, "report", path, "--target", "y", "--proba-cols", "p_no",
                        "--labels", "yes", "no", *FAST)
     assert code == 0 and out == expected
+    # without --labels, the column's name says whose probability it holds
+    code, out, err = run(capsys, "report", path, "--target", "y", "--proba-cols", "p_no", *FAST)
+    assert code == 0 and out == expected and "note" not in err
+    # a name that names no class: read as P(greater value), and said so on stderr
+    path = write_csv(tmp_path / "binary.csv", ["y", "score"], [y.tolist(), p.tolist()])
+    code, out, err = run(capsys, "report", path, "--target", "y", "--proba-cols", "score", *FAST)
+    assert code == 0 and out == expected and "P(y = yes)" in err and "--labels" in err
 
 
 @pytest.mark.parametrize("name, delimiter", [("semicolons.csv", ";"), ("tabs.tsv", "\t"),
@@ -654,3 +661,28 @@ def test_demo_output_dir_must_be_a_folder(capsys, tmp_path):
     path.write_text("x")
     code, _, err = run(capsys, "demo", "--quick", "--output-dir", path)
     assert code == 2 and "is not a folder" in err
+
+
+def test_demo_next_steps_code_keeps_targets_in_row_order(demo_run, tmp_path):
+    """Step 1's classifier lines, run with a pandas Series whose index is shuffled (as after
+    train_test_split of a DataFrame), must put each target beside its own predictions."""
+    import pandas
+    _, out, _, _ = demo_run
+    step = out[out.index("1. Save your model's"):out.index("2. Report on them")]
+    lines = [line.split("#")[0].strip() for line in step.splitlines()[1:]]
+    classifier = [line for line in lines if line.startswith(("P =", "frame"))][:2]
+    assert "predict_proba" in classifier[0]
+
+    class Model:
+        classes_ = np.array([0, 1])
+
+        def predict_proba(self, X):
+            return np.column_stack([1 - X[:, 0], X[:, 0]])
+
+    X_test = np.array([[0.1], [0.9], [0.8]])
+    y_test = pandas.Series([0, 1, 1], index=[7, 3, 11])
+    namespace = {"model": Model(), "X_test": X_test, "y_test": y_test, "pandas": pandas,
+                 "numpy": np}
+    exec("\n".join(classifier + [line for line in lines if line.startswith("frame[")]),
+         namespace)
+    assert namespace["frame"]["y"].tolist() == [0, 1, 1]

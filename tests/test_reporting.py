@@ -275,7 +275,7 @@ def test_verdicts_of_an_overconfident_classifier(overconfident):
     _, _, report = overconfident
     assert report.verdict.startswith("Evidence of miscalibration at level 0.05")
     assert report["kernel"]["SKCE"].pvalue == 1 / (1 + B)  # the smallest B resamples give
-    assert "the SKCE test (p = 0.0099)" in report.verdict
+    assert "the SKCE test (p = 0.0099, adjusted = 0.02)" in report.verdict
     assert report["kernel"].verdict.startswith("Miscalibrated: the SKCE test rejects")
     slope = report["logistic"]["calibration slope"]
     assert slope.upper < 1
@@ -320,8 +320,8 @@ def test_regression_verdicts(regression, narrow):
     assert ok["pit"].verdict.startswith("No evidence of non-uniform PIT values")
     _, _, bad = narrow
     assert bad.verdict.startswith("Evidence of miscalibration")
-    assert "the PIT test (p < 0.001)" in bad.verdict
-    assert "the coverage test (p < 0.001)" in bad.verdict  # Bonferroni over the four levels
+    assert "the PIT test (p < 0.001, adjusted < 0.001)" in bad.verdict
+    assert "the coverage test (p < 0.001, adjusted < 0.001)" in bad.verdict  # Bonferroni over the four levels
     assert bad["coverage"].verdict.startswith("Intervals too narrow (over-confident)")
     assert "too narrow (over-confident)" in bad["pit"].verdict
     y, wide = _regression(300, 2.5, 9)
@@ -616,3 +616,33 @@ def test_large_n_uses_the_block_estimator_in_one_pass(monkeypatch):
     assert row.value == ref.estimate and row.pvalue == ref.pvalue
     assert (row.lower, row.upper) == tuple(ref.confidence_interval(0.95))
     assert "block" in row.note
+
+
+def test_overall_verdict_adjusts_for_the_number_of_tests():
+    """The first sentence combines the sections' tests by Holm: p = 0.03 alone rejects at 0.05,
+    among three tests it does not (adjusted 0.09); 0.01 among three does (adjusted 0.03)."""
+    from skcalib.reporting import _overall_verdict
+
+    three = [("SKCE test", 0.03), ("PIT test", 0.5), ("coverage test", 0.6)]
+    text = _overall_verdict(three, 0.05, 100)
+    assert text.startswith("No evidence of miscalibration at level 0.05 (Holm-adjusted over "
+                           "the report's 3 tests")
+    assert "On its own the SKCE test would reject" in text
+    text = _overall_verdict([("SKCE test", 0.01)] + three[1:], 0.05, 100)
+    assert text.startswith("Evidence of miscalibration") and "adjusted = 0.03" in text
+    assert "PIT test" not in text
+
+
+@pytest.mark.slow
+def test_overall_false_alarm_rate_of_calibrated_models_is_at_most_alpha():
+    """Over 300 calibrated binary data sets the overall verdict says "Evidence of
+    miscalibration" at most at the level (binomial 99 % upper bound of 0.05 at n = 300)."""
+    rng = np.random.default_rng(20)
+    alarms = 0
+    for _ in range(300):
+        p = rng.uniform(0.05, 0.95, 200)
+        y = (rng.random(200) < p).astype(int)
+        report = skcalib.calibration_report(p, y=y, n_resamples=100,
+                                            random_state=int(rng.integers(2**31)))
+        alarms += report.verdict.startswith("Evidence")
+    assert alarms / 300 <= 0.085

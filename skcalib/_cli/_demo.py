@@ -480,19 +480,22 @@ Next steps, on your own data
 ----------------------------
 1. Save your model's test-set predictions with the true target, one row per sample, e.g.
      P = model.predict_proba(X_test)                                   # a classifier
-     frame = pandas.DataFrame(P, columns=[f"p_{{c}}" for c in model.classes_]).assign(y=y_test)
+     frame = pandas.DataFrame(P, columns=[f"p_{{c}}" for c in model.classes_])
+     frame["y"] = numpy.asarray(y_test)                # by position, whatever y_test's index
      mean, std = model.predict(X_test, return_std=True)                # a regressor
-     frame = pandas.DataFrame({{"y": y_test, "mean": mean, "std": std}})
+     frame = pandas.DataFrame({{"y": numpy.asarray(y_test), "mean": mean, "std": std}})
      frame.to_csv("my_predictions.csv", index=False)                   # or .to_parquet(...)
 2. Report on them (text on screen; --html and --plot also save a page and a figure):
      skcalib report my_predictions.csv --target y --proba-cols 'p_*' --html report.html
      skcalib report my_predictions.csv --target y --mean-col mean --std-col std --plot report.png
    For example, on predictions this demo just saved:
      {example}
-3. In Python: skcalib.calibration_report(model, X_test, y_test). To recalibrate, e.g.
-     skcalib.recalibration.RecalibratedClassifier(model, recalibrator="temperature")
-   (or "vector", "isotonic", ... -- the family above), and RecalibratedRegressor(model,
-   recalibrator="temperature" or "quantile") for regressors.
+3. In Python: skcalib.calibration_report(model, X_test, y_test). To recalibrate a fitted
+   model on held-out data (X_cal, y_cal), e.g.
+     RecalibratedClassifier(FrozenEstimator(model), recalibrator="temperature").fit(X_cal, y_cal)
+   (from skcalib.recalibration and sklearn.frozen; or "vector", "isotonic", ... -- the family
+   above; without FrozenEstimator the model is refitted by cross-fitting), and
+   RecalibratedRegressor(..., recalibrator="temperature" or "quantile") for regressors.
 Options of every command: skcalib report --help, skcalib demo --help."""
 
 

@@ -226,6 +226,17 @@ def _listing(values, limit=10):
     return text + (f", ... ({len(values)} in all)" if len(values) > limit else "")
 
 
+def _single_column_class(column, pair):
+    """The class of ``pair`` that the name of a lone probability column names (``p_benign``,
+    ``prob_1``, ``benign``), or None."""
+    names = [column] + [column[i + 1:] for i, c in enumerate(column) if c in "_-.: ="]
+    for name in names:
+        label = canonical_labels([name.strip(" )")])[0]
+        if label in pair:
+            return label
+    return None
+
+
 def _strip_common_prefix(names):
     """The names without their common prefix up to a separator (``p_0`` -> ``0``), or up to
     the digits (``p10``, ``p11`` -> ``10``, ``11``); the names themselves when there is none."""
@@ -288,10 +299,20 @@ def class_labels(y, columns, given, target):
                            "give the class of each column, in order.")
         where = "--labels"
     elif k == 1:
-        if len(present) == 2:
-            labels = present
-        elif set(present) <= {"0", "1"}:
-            labels = ["0", "1"]
+        pair = present if len(present) == 2 else (["0", "1"] if set(present) <= {"0", "1"}
+                                                  else None)
+        if pair is not None:
+            named = _single_column_class(columns[0], pair)
+            if named is not None:
+                # the column names its class (p_benign, prob_1, 1): that class is positive
+                labels = [pair[1 - pair.index(named)], named]
+            else:
+                labels = pair
+            if named is None and pair != ["0", "1"]:  # (0/1 targets: P(1) by convention)
+                note = (f"note: the probability column {columns[0]} is read as "
+                        f"P({target} = {pair[1]}) (the greater of the target values "
+                        f"{pair[0]!r}, {pair[1]!r}); pass --labels NEGATIVE POSITIVE to change "
+                        "this.")
         elif len(present) == 1:
             raise CLIError(f"the target column {target!r} has the one value {present[0]!r}, so "
                            "the positive class of the probability column is unknown; pass "
