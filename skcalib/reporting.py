@@ -247,6 +247,8 @@ class CalibrationReport:
         data = self._data
         if self.task == "classification":
             what = f"{len(data['classes'])} classes"
+            if len(data["classes"]) == 2:  # the sign of intercepts and biases depends on it
+                what += f" (positive class: {data['classes'][1]})"
         else:
             what = f"{type(data['y_pred']).__name__} predictive distributions"
         return (f"Calibration report for {self.name}: {self.task}, {self.n_samples} samples, "
@@ -884,10 +886,22 @@ def _logistic_verdict(fits, pvalue, alpha, level):
     if pvalue >= alpha:
         if fits[0][0] is None:
             r = fits[0][1]
-            return (f"No evidence of miscalibration in slope or intercept ({p_text}; "
+            citl = r.calibration_in_the_large_ci
+            text = (f"The joint test of slope and intercept does not reject ({p_text}; "
                     f"calibration slope {_fmt_ci(r.slope, r.slope_ci)}, calibration intercept "
-                    f"{_fmt_ci(r.calibration_in_the_large, r.calibration_in_the_large_ci)}). "
-                    f"This is not proof of calibration.")
+                    f"{_fmt_ci(r.calibration_in_the_large, citl)}).")
+            # the joint 2-df test can miss a shift that the 1-parameter interval shows
+            if citl.low > 0 or citl.high < 0:
+                way = "under-predicts" if citl.low > 0 else "over-predicts"
+                return (text + f" But the calibration intercept's {level} interval excludes "
+                        f"0: on its own it says the model {way} the events on average.")
+            if r.slope_ci.low > 1 or r.slope_ci.high < 1:
+                way = "under-confident" if r.slope_ci.low > 1 else "over-confident"
+                return (text + f" But the calibration slope's {level} interval excludes 1: on "
+                        f"its own it says the model is {way}.")
+            return (text.replace("The joint test of slope and intercept does not reject",
+                                 "No evidence of miscalibration in slope or intercept")
+                    + " This is not proof of calibration.")
         return (f"No evidence of miscalibration in slope or intercept for any class "
                 f"({p_text}, Holm-adjusted). This is not proof of calibration.")
     over = [(c, r) for c, r in fits if r.slope_ci.high < 1]

@@ -646,3 +646,29 @@ def test_overall_false_alarm_rate_of_calibrated_models_is_at_most_alpha():
                                             random_state=int(rng.integers(2**31)))
         alarms += report.verdict.startswith("Evidence")
     assert alarms / 300 <= 0.085
+
+
+def test_logistic_verdict_does_not_contradict_its_intercept_interval():
+    """The README's predictions: the joint (slope, intercept) test gives p = 0.08, while the
+    calibration intercept's interval excludes 0. The verdict must not say "no evidence" there."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, random_state=0)
+    P = LogisticRegression(max_iter=5000).fit(X_train, y_train).predict_proba(X_test)
+    report = calibration_report(P, y=y_test, n_resamples=50)
+    section = report["logistic"]
+    assert section["likelihood-ratio test"].pvalue > 0.05
+    assert section["calibration intercept"].lower > 0
+    assert not section.verdict.startswith("No evidence")
+    assert "excludes 0" in section.verdict and "under-predicts" in section.verdict
+
+
+def test_binary_header_names_the_positive_class():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.1, 0.9, 100)
+    y = np.where(rng.random(100) < p, "yes", "no")
+    report = calibration_report(p, y=y, n_resamples=20)
+    assert "2 classes (positive class: yes)" in str(report).splitlines()[0]
+    assert "positive class: yes" in report.to_html()

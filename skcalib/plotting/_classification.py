@@ -118,7 +118,7 @@ def _legend(ax):
             else:
                 h = Patch(facecolor="grey", alpha=h.get_alpha(), linewidth=0)
         shown.append(h)
-    ax.legend(shown, list(seen), loc="upper left", fontsize="small")
+    ax.legend(shown, list(seen), loc="best", fontsize="small")
 
 
 def _finish(ax, xlabel, ylabel):
