@@ -547,3 +547,23 @@ def test_binned_and_smooth_diagrams_on_one_axis_both_show_their_histograms():
     assert a.counts_ax_.patch.get_visible() and not s.density_ax_.patch.get_visible()
     assert _legend_texts(a.ax_)[:2] == ["Perfectly calibrated", "binned"]
     _png(a.figure_)
+
+
+def test_smooth_display_shades_where_few_predictions_support_the_curve():
+    """Where fewer than 5 predictions lie within one bandwidth (n * density * 2 * sigma < 5) the
+    curve swings freely: that range is shaded, and nowhere else."""
+    rng = np.random.default_rng(7)
+    p = np.concatenate([rng.uniform(0.6, 1.0, 400), [0.1, 0.3]])   # almost nothing below 0.5
+    y = (rng.random(p.size) < p).astype(int)
+    d = SmoothReliabilityDisplay.from_predictions(y, p, bandwidth=0.03, n_points=201)
+    c = d.curve
+    sparse = p.size * c.density * 2 * c.bandwidth < 5
+    assert sparse[c.grid < 0.45].all() and not sparse[(c.grid > 0.65) & (c.grid < 0.95)].any()
+    shaded_x = np.unique(np.concatenate([path.vertices[:, 0]
+                                         for path in d.sparse_.get_paths()]))
+    assert shaded_x.min() == pytest.approx(c.grid[sparse].min())
+    assert shaded_x.max() <= c.grid[sparse].max() + 1e-12
+    assert not ((shaded_x > 0.65) & (shaded_x < 0.95)).any()
+    assert "predictions within one bandwidth" in d.sparse_.get_label()
+    np.testing.assert_array_equal(d.line_.get_ydata(), c.frequency)   # the curve itself is kept
+    plt.close(d.figure_)

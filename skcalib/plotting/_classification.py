@@ -598,6 +598,12 @@ class SmoothReliabilityDisplay:
         The positive class of a binary problem (for the axis labels).
     estimator_name : str, default=None
         Name of the model in the legend.
+    n_samples : float, default=None
+        The (effective) number of predictions. When given, the prediction ranges with fewer
+        than ``min_support`` predictions within one bandwidth (``n * density * 2 * bandwidth``)
+        are shaded: there the curve rests on a handful of samples and swings freely.
+    min_support : float, default=5
+        The support below which a range is shaded.
 
     Attributes
     ----------
@@ -607,6 +613,8 @@ class SmoothReliabilityDisplay:
         The smooth curve (``grid``, ``frequency``).
     band_ : matplotlib PolyCollection or None
         The band (``fill_between`` of ``band_low`` and ``band_high`` over ``grid``).
+    sparse_ : matplotlib PolyCollection or None
+        The shading of the sparse prediction ranges (with ``n_samples``).
     density_ : matplotlib Line2D or None
         The density of the predictions (``grid``, ``density``) on the twin axis.
     density_ax_ : matplotlib Axes or None
@@ -642,8 +650,11 @@ class SmoothReliabilityDisplay:
     """
 
     def __init__(self, curve, *, smece=None, band=None, band_low=None, band_high=None,
-                 confidence_level=0.95, mode="binary", pos_label=None, estimator_name=None):
+                 confidence_level=0.95, mode="binary", pos_label=None, estimator_name=None,
+                 n_samples=None, min_support=5):
         self.curve = curve
+        self.n_samples = n_samples
+        self.min_support = min_support
         self.smece = smece
         self.band = band
         self.band_low = band_low
@@ -676,7 +687,8 @@ class SmoothReliabilityDisplay:
         Returns
         -------
         SmoothReliabilityDisplay
-            ``self``, with ``ax_``, ``figure_``, ``line_``, ``band_`` and ``density_``.
+            ``self``, with ``ax_``, ``figure_``, ``line_``, ``band_``, ``sparse_`` and
+            ``density_``.
         """
         show_density = check_bool(show_density, "show_density")
         ref_line = check_bool(ref_line, "ref_line")
@@ -706,6 +718,15 @@ class SmoothReliabilityDisplay:
             low, high = np.asarray(self.band_low), np.asarray(self.band_high)
             self.band_ = ax.fill_between(c.grid, low, high, where=np.isfinite(low) &
                                          np.isfinite(high), **kw)
+        self.sparse_ = None
+        if self.n_samples is not None:
+            support = float(self.n_samples) * np.asarray(c.density) * 2.0 * c.bandwidth
+            sparse = support < float(self.min_support)
+            if sparse.any():
+                self.sparse_ = ax.fill_between(
+                    c.grid, 0.0, 1.0, where=sparse, transform=ax.get_xaxis_transform(),
+                    color="grey", alpha=0.12, linewidth=0, zorder=0,
+                    label=f"< {self.min_support:g} predictions within one bandwidth")
         self.density_ = None
         self.density_ax_ = None
         if show_density:
@@ -797,9 +818,12 @@ class SmoothReliabilityDisplay:
             shown_label = classes[pos_index(classes, pos_label)]
             shown_label = shown_label.item() if isinstance(shown_label, np.generic) \
                 else shown_label
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        # the effective number of predictions (Kish's, with weights) for the sparse shading
+        n_eff = float(np.shape(y_true)[0]) if w is None else float(w.sum() ** 2 / np.sum(w * w))
         display = cls(curve, smece=smece, band=band, band_low=low, band_high=high,
                       confidence_level=float(confidence_level), mode=resolved,
-                      pos_label=shown_label, estimator_name=name)
+                      pos_label=shown_label, estimator_name=name, n_samples=n_eff)
         return display.plot(ax=ax, name=name, show_density=show_density, ref_line=ref_line,
                             band_kwargs=band_kwargs, **kwargs)
 
