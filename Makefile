@@ -22,11 +22,15 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 demo: $(STAMP_RUN)
 	$(BIN)/python -m skcalib demo --output-dir skcalib-demo
 
+# Tests run on every core (pytest-xdist), each worker with one BLAS thread: more BLAS threads
+# than cores make OpenBLAS spin, which slowed a doctest from 0.3 s to 50 s in a trial run.
+PYTEST := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n auto
+
 test: $(STAMP_TEST)
-	$(BIN)/python -m pytest -q skcalib tests
+	$(PYTEST) -q skcalib tests
 
 test-slow: $(STAMP_TEST)
-	$(BIN)/python -m pytest -q -m slow tests
+	$(PYTEST) -q -m slow tests
 
 bench: $(STAMP_RUN)
 	$(BIN)/python benchmarks/bench_foundation.py
