@@ -634,7 +634,8 @@ def test_demo_table_is_the_metrics_of_the_saved_predictions(demo_run):
     # the best recalibrator of the family was chosen by the held-out Brier score printed above
     listing = out[out.index("Brier score on the other half"):].split("\n\n")[0]
     scores = re.findall(r"(\w+) (\d\.\d{4})", listing)
-    assert len(scores) == len(skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS)
+    # every method but matrix scaling, which is Dirichlet calibration on probabilities
+    assert len(scores) == len(skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS) - 1
     assert [float(s) for _, s in scores] == sorted(float(s) for _, s in scores)
     best = scores[0][0]
     assert f"{best} (best of" in out
@@ -686,3 +687,11 @@ def test_demo_next_steps_code_keeps_targets_in_row_order(demo_run, tmp_path):
     exec("\n".join(classifier + [line for line in lines if line.startswith("frame[")]),
          namespace)
     assert namespace["frame"]["y"].tolist() == [0, 1, 1]
+
+
+def test_demo_lists_dirichlet_once_for_probability_models(demo_run):
+    """Naive Bayes has no decision_function: matrix scaling of its log-probabilities is
+    Dirichlet calibration, so only one of the two is fitted and listed."""
+    _, out, _, _ = demo_run
+    family = out[out.index("Brier score"):out.index("Next steps")]
+    assert "dirichlet" in family and "matrix" not in family

@@ -299,8 +299,12 @@ def _classification(settings, out, progress):
         temperature = RecalibratedClassifier(frozen, recalibrator="temperature")
         _fit_quietly(temperature, X_cal, y_cal)
         progress("choosing the best of the recalibrator family")
+        # on probabilities (no decision_function), matrix scaling of their logarithms *is*
+        # Dirichlet calibration: list it once
+        names = [name for name in CLASSIFIER_RECALIBRATORS
+                 if not (name == "matrix" and not hasattr(model, "decision_function"))]
         candidates = [(name, RecalibratedClassifier(frozen, recalibrator=name))
-                      for name in CLASSIFIER_RECALIBRATORS]
+                      for name in names]
         results = _select(candidates, X_cal, y_cal,
                           lambda est, Xs, ys: brier_score(ys, est.predict_proba(Xs),
                                                           labels=classes),
