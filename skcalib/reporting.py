@@ -746,7 +746,10 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
     # smooth errors ---------------------------------------------------------------------------
     smece, bandwidth = smooth_ece(y_arr, P, return_bandwidth=True, **common)
     ici = integrated_calibration_index(y_arr, P, **common)
-    rows = [ReportRow("smECE", smece, note=f"bandwidth {_fmt(bandwidth)}"),
+    bandwidth_note = f"bandwidth {_fmt(bandwidth)}"
+    if math.isclose(bandwidth, smece, rel_tol=1e-6):  # the automatic bandwidth: not a typo
+        bandwidth_note += " (= smECE: its fixed point)"
+    rows = [ReportRow("smECE", smece, note=bandwidth_note),
             ReportRow("ICI", ici, note="loess, span 0.75")]
     verdict = (f"The smoothed reliability curve is on average {_fmt(smece)} (smECE) and "
                f"{_fmt(ici)} (ICI) away from the diagonal. These errors are descriptive; the "

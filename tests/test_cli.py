@@ -695,3 +695,8 @@ def test_demo_lists_dirichlet_once_for_probability_models(demo_run):
     _, out, _, _ = demo_run
     family = out[out.index("Brier score"):out.index("Next steps")]
     assert "dirichlet" in family and "matrix" not in family
+
+
+def test_report_comma_separated_columns_get_a_hint(capsys, cls_csv):
+    code, _, err = run(capsys, "report", cls_csv, "--target", "y", "--proba-cols", "p_a,p_b")
+    assert code == 2 and "separated by spaces, not commas" in err

@@ -672,3 +672,9 @@ def test_binary_header_names_the_positive_class():
     report = calibration_report(p, y=y, n_resamples=20)
     assert "2 classes (positive class: yes)" in str(report).splitlines()[0]
     assert "positive class: yes" in report.to_html()
+
+
+def test_smece_note_explains_why_the_bandwidth_equals_it(overconfident):
+    _, _, report = overconfident
+    row = report["smooth"]["smECE"]
+    assert row.note.endswith("(= smECE: its fixed point)")

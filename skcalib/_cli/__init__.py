@@ -25,7 +25,7 @@ __all__ = ["main", "build_parser", "CLIError"]
 DESCRIPTION = """\
 Measure, test and repair the calibration of probabilistic models.
 
-  skcalib demo                      a tour on bundled data sets (about a minute; writes figures)
+  skcalib demo                      a tour on bundled data sets (10-60 s; writes figures)
   skcalib report FILE --target ...  the calibration report of your own predictions
 
 Run 'skcalib COMMAND --help' for the options of a command."""

@@ -39,7 +39,7 @@ Fits a classifier (handwritten digits) and a probabilistic regressor (diabetes) 
 prints their calibration reports with the tests' p-values, recalibrates them (temperature
 scaling, and the best of the recalibrator family chosen on held-out data), shows the scores
 before and after, writes the figures and the test predictions into the output folder, and
-ends with the commands to run on your own predictions. About a minute (--quick: seconds)."""
+ends with the commands to run on your own predictions. 10 to 60 seconds (--quick: a few)."""
 
 
 def _seed(text):

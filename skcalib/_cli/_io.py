@@ -173,7 +173,11 @@ def _check_present(path, header, wanted):
     missing = [(option, name) for option, name in wanted if name not in header]
     if missing:
         what = "; ".join(f"{option} {name!r}" for option, name in missing)
-        raise CLIError(f"{path} has no column {what}; its columns are {_listing(header)}.")
+        hint = ""
+        if any("," in name and name not in header for _, name in missing):
+            hint = " (give several columns separated by spaces, not commas)"
+        raise CLIError(f"{path} has no column {what}; its columns are {_listing(header)}"
+                       f"{hint}.")
 
 
 def read_table(path, wanted):
