@@ -567,3 +567,14 @@ def test_smooth_display_shades_where_few_predictions_support_the_curve():
     assert "predictions within one bandwidth" in d.sparse_.get_label()
     np.testing.assert_array_equal(d.line_.get_ydata(), c.frequency)   # the curve itself is kept
     plt.close(d.figure_)
+
+
+def test_count_axis_ticks_stop_at_the_tallest_bar():
+    rng = np.random.default_rng(8)
+    p = rng.uniform(0, 1, 450)
+    y = (rng.random(450) < p).astype(int)
+    d = ReliabilityDisplay.from_predictions(y, p, n_bins=10)
+    ticks = d.counts_ax_.get_yticks()
+    assert ticks.size >= 2 and ticks.max() <= d.counts.max()
+    assert d.counts_ax_.get_ylim()[1] > 3 * d.counts.max()     # bars still in the lower quarter
+    plt.close(d.figure_)

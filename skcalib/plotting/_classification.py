@@ -95,6 +95,12 @@ def _scale_twin(twin, heights):
     """Let the tallest histogram take the lower ``_HISTOGRAM_SHARE`` of the plot."""
     top = max((float(np.nanmax(h)) for h in heights if np.size(h)), default=0.0)
     twin.set_ylim(0.0, top / _HISTOGRAM_SHARE if top > 0 else 1.0)
+    if top > 0:
+        # ticks only where the histogram is (up to its tallest bar), not up the whole axis
+        from matplotlib.ticker import MaxNLocator
+
+        ticks = MaxNLocator(nbins=3).tick_values(0.0, top)
+        twin.set_yticks([t for t in ticks if 0.0 <= t <= top * (1 + 1e-9)])
 
 
 def _legend(ax):
