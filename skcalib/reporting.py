@@ -324,11 +324,13 @@ class CalibrationReport:
         width = 92
         lines = [self._header(), "=" * min(width, len(self._header()))]
         lines += textwrap.wrap("Verdict: " + self.verdict, width)
-        name_w = max(len(r.metric) for s in self.sections for r in s.rows)
+        name_w = max((len(r.metric) for s in self.sections for r in s.rows), default=0)
         name_w = max(name_w, len("metric"))
         for section in self.sections:
             lines += ["", section.title, "-" * len(section.title)]
-            lines.append(f"  {'metric':<{name_w}}  {'value':>10}  {level:^20}  {'p-value':>8}")
+            if section.rows:  # (a section that could not be computed has only its verdict)
+                lines.append(f"  {'metric':<{name_w}}  {'value':>10}  {level:^20}  "
+                             f"{'p-value':>8}")
             for row in section.rows:
                 interval = ("" if row.lower is None and row.upper is None
                             else f"[{_fmt(row.lower)}, {_fmt(row.upper)}]")
@@ -398,9 +400,10 @@ class CalibrationReport:
                  f'<p class="verdict"><strong>Verdict:</strong> {esc(self.verdict)}</p>']
         for section in self.sections:
             parts.append(f"<h4>{esc(section.title)}</h4>")
-            parts.append("<table>")
-            parts.append(f'<tr><th class="l">metric</th><th>value</th><th>{level}</th>'
-                         f'<th>p-value</th><th class="l">note</th></tr>')
+            if section.rows:
+                parts.append("<table>")
+                parts.append(f'<tr><th class="l">metric</th><th>value</th><th>{level}</th>'
+                             f'<th>p-value</th><th class="l">note</th></tr>')
             for row in section.rows:
                 interval = ("" if row.lower is None and row.upper is None
                             else f"[{_fmt(row.lower)}, {_fmt(row.upper)}]")
@@ -410,7 +413,8 @@ class CalibrationReport:
                 parts.append(
                     f'<tr><td class="l">{esc(row.metric)}</td><td>{esc(_fmt(row.value))}</td>'
                     f'<td>{esc(interval)}</td>{pcell}<td class="l">{esc(row.note)}</td></tr>')
-            parts.append("</table>")
+            if section.rows:
+                parts.append("</table>")
             parts.append(f'<p class="section-verdict">{esc(section.verdict)}</p>')
         parts.append(figure)
         parts.append('<p class="footer">p-values test the null hypothesis that the model is '
@@ -768,7 +772,8 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
             ReportRow("Brier miscalibration", corp.mcb, note="CORP MCB (reliability)"),
             ReportRow("Brier discrimination", corp.dsc, note="CORP DSC (resolution)"),
             ReportRow("Brier uncertainty", corp.unc, note="CORP UNC"),
-            ReportRow("log loss", logloss)]
+            ReportRow("log loss", logloss,
+                      note="" if n_classes == 2 else "not decomposed for more than 2 classes")]
     if n_classes == 2:
         corp_log = corp_decomposition(y_arr, P, score="log", **common)
         rows += [ReportRow("log loss miscalibration", corp_log.mcb, note="CORP MCB"),

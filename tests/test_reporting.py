@@ -678,3 +678,24 @@ def test_smece_note_explains_why_the_bandwidth_equals_it(overconfident):
     _, _, report = overconfident
     row = report["smooth"]["smECE"]
     assert row.note.endswith("(= smECE: its fixed point)")
+
+
+def test_a_section_that_cannot_be_computed_shows_no_empty_table():
+    """Separated outcomes: the logistic fit has no finite slope; its section keeps the reason
+    and prints no table header in text or HTML."""
+    p = np.r_[np.full(50, 0.2), np.full(50, 0.8)]
+    y = np.r_[np.zeros(50, int), np.ones(50, int)]
+    report = calibration_report(p, y=y, n_resamples=20)
+    assert report["logistic"].rows == [] and "separated" in report["logistic"].verdict
+    text = str(report)
+    block = text[text.index("Logistic calibration"):]
+    assert "metric" not in block.splitlines()[2]
+    html_text = report.to_html()
+    section = html_text[html_text.index("Logistic calibration"):]
+    before_verdict = section[:section.index("section-verdict")]
+    assert "<table" not in before_verdict
+
+
+def test_multiclass_log_loss_says_why_it_is_not_decomposed(multiclass):
+    _, _, report = multiclass
+    assert report["scores"]["log loss"].note == "not decomposed for more than 2 classes"
