@@ -360,8 +360,11 @@ class PITHistogramDisplay:
             kind = "simultaneous" if self.band == "simultaneous" else "pointwise"
 
             def draw():
+                # hatched, not filled, and above the bars: a filled band under translucent
+                # bars mixes into two shades per bar
                 return ax.fill_between(
-                    self.edges, lo, hi, step="post", color="grey", alpha=0.25, linewidth=0,
+                    self.edges, lo, hi, step="post", facecolor="none", edgecolor="0.45",
+                    hatch="////", linewidth=0, zorder=2.5,
                     label=f"{self.confidence_level:.0%} {kind} band if uniform")
 
             self.band_ = _shared_band(ax, _BAND_GID, (self.edges, lo, hi), draw)
