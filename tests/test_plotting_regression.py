@@ -88,7 +88,7 @@ def test_pit_bar_heights_equal_the_histogram_of_the_pit_values(bins):
     assert_allclose(drawn.edges, edges)
     assert_allclose(disp.pit_values, pit(y, pred))
     assert disp.bars_.get_label() == "Laplace"
-    assert disp.ax_.get_xlabel() == "PIT value" and disp.ax_.get_ylabel() == "density"
+    assert disp.ax_.get_xlabel() == "PIT value" and disp.ax_.get_ylabel() == "Density"
     # the uniform reference line at density 1
     assert_allclose(disp.line_.get_ydata(), [1.0, 1.0])
     _png(disp.figure_)
@@ -328,7 +328,7 @@ def test_several_models_on_one_axis():
     bottom, top = axes[0].get_ylim()
     assert bottom == 0.0 and top >= max(p1.heights.max(), p2.heights.max())
     texts = _legend_texts(axes[0])
-    assert texts.count("good") == 1 and texts.count("wide") == 1 and texts.count("uniform") == 1
+    assert texts.count("good") == 1 and texts.count("wide") == 1 and texts.count("Uniform") == 1
     q1 = QuantileCalibrationDisplay.from_predictions(y, good, name="good", ax=axes[1])
     q2 = QuantileCalibrationDisplay.from_predictions(y, wide, name="wide", ax=axes[1])
     assert q1.diagonal_ is q2.diagonal_ and len(axes[1].lines) == 3
@@ -337,7 +337,7 @@ def test_several_models_on_one_axis():
     c1 = IntervalCoverageDisplay.from_predictions(y, good, name="good", ax=axes[2])
     c2 = IntervalCoverageDisplay.from_predictions(y, wide, name="wide", ax=axes[2])
     assert c1.diagonal_ is c2.diagonal_ and len(axes[2].containers) == 2
-    assert _legend_texts(axes[2]) == ["perfectly calibrated", "good", "wide"]
+    assert _legend_texts(axes[2]) == ["Perfectly calibrated", "good", "wide"]
     # a different sample size gets its own band
     PITHistogramDisplay.from_predictions(y[:100], good[:100], bins=10, ax=axes[0])
     assert len(axes[0].collections) == 2

@@ -156,7 +156,7 @@ def _draw_once(ax, gid, draw):
 def _diagonal(ax):
     def draw():
         (line,) = ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1,
-                          label="perfectly calibrated")
+                          label="Perfectly calibrated")
         return line
 
     return _draw_once(ax, _DIAGONAL_GID, draw)
@@ -371,7 +371,7 @@ class PITHistogramDisplay:
         else:
             self.band_ = None
         def uniform():
-            return ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="uniform")
+            return ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="Uniform")
 
         self.line_ = _draw_once(ax, _UNIFORM_GID, uniform)
         kwargs = {"linewidth": 1.5, "label": label}
@@ -387,7 +387,7 @@ class PITHistogramDisplay:
                 self.bars_.set_edgecolor(to_rgba(color, 1.0))
         ax.set_xlim(0.0, 1.0)  # the y-axis autoscales (the bars' baseline keeps it at 0)
         ax.set_xlabel("PIT value")
-        ax.set_ylabel("density")
+        ax.set_ylabel("Density")
         _finish_legend(ax, loc="best", fontsize="small")
         self.ax_ = ax
         self.figure_ = ax.figure
@@ -549,10 +549,10 @@ def quantile_curve_band(expected, n_trials, confidence_level=0.95, band="pointwi
 
 
 _PROPORTION_LABELS = {
-    "quantile": ("expected proportion p (quantile level)",
-                 "observed proportion of targets below the p-quantile"),
-    "interval": ("expected proportion p (central interval level)",
-                 "observed proportion of targets inside the p-interval"),
+    "quantile": ("Expected proportion p (quantile level)",
+                 "Observed proportion of targets below the p-quantile"),
+    "interval": ("Expected proportion p (central interval level)",
+                 "Observed proportion of targets inside the p-interval"),
 }
 
 
@@ -892,8 +892,8 @@ class IntervalCoverageDisplay:
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.0)
         ax.set_aspect("equal", adjustable="box")
-        ax.set_xlabel("nominal level of the central prediction interval")
-        ax.set_ylabel("observed coverage")
+        ax.set_xlabel("Nominal level of the central prediction interval")
+        ax.set_ylabel("Observed coverage")
         _finish_legend(ax, loc="best", fontsize="small")
         self.ax_ = ax
         self.figure_ = ax.figure
