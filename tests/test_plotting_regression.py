@@ -487,3 +487,15 @@ def test_huge_weights_give_the_unweighted_numbers_and_limit_bands():
         q = QuantileCalibrationDisplay.from_predictions(y, pred, sample_weight=w, band=band)
         assert_allclose(q.band_low, q.expected)
         assert_allclose(q.band_high, q.expected)
+
+
+def test_long_model_names_put_the_area_on_a_second_line():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=200)
+    pred = Normal(np.zeros(200), np.ones(200))
+    long = QuantileCalibrationDisplay.from_predictions(y, pred,
+                                                       name="Gaussian process (noise set by hand)")
+    assert long.line_.get_label().startswith("Gaussian process (noise set by hand)\n(")
+    short = QuantileCalibrationDisplay.from_predictions(y, pred, name="m", ax=long.ax_)
+    assert "\n" not in short.line_.get_label()
+    plt.close(long.figure_)

@@ -656,7 +656,9 @@ class QuantileCalibrationDisplay:
         _, ax = get_axes(ax)
         name = name if name is not None else self.name
         area = f"miscalibration area {self.miscalibration_area:.3f}"
-        kwargs = {"label": area if name is None else f"{name} ({area})", "linewidth": 1.5}
+        # a long name gets the area on a second line (one line would spill out of the axes)
+        sep = "\n" if name is not None and len(name) + len(area) > 45 else " "
+        kwargs = {"label": area if name is None else f"{name}{sep}({area})", "linewidth": 1.5}
         kwargs.update(line_kwargs)
         self.diagonal_ = _diagonal(ax)
         self.band_ = None
