@@ -322,7 +322,7 @@ class CalibrationReport:
     def __str__(self):
         level = f"{_fmt_level(self.confidence_level)} interval"
         width = 92
-        lines = [self._header(), "=" * min(width, len(self._header()))]
+        lines = [self._header(), "=" * len(self._header())]
         lines += textwrap.wrap("Verdict: " + self.verdict, width)
         name_w = max((len(r.metric) for s in self.sections for r in s.rows), default=0)
         name_w = max(name_w, len("metric"))

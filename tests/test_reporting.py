@@ -699,3 +699,9 @@ def test_a_section_that_cannot_be_computed_shows_no_empty_table():
 def test_multiclass_log_loss_says_why_it_is_not_decomposed(multiclass):
     _, _, report = multiclass
     assert report["scores"]["log loss"].note == "not decomposed for more than 2 classes"
+
+
+def test_header_underline_spans_the_header(multiclass):
+    _, _, report = multiclass
+    first, second = str(report).splitlines()[:2]
+    assert second == "=" * len(first)
