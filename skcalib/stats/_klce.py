@@ -81,7 +81,10 @@ default="conditional"
         * ``"bootstrap"``: the paper's Algorithm 1, residuals drawn with replacement;
         * ``"permutation"``: residuals permuted (the authors' code). Both residual-reassignment
           nulls ignore that residual variances ``p (1 - p)`` differ, and absorb a purely global
-          miscalibration (they test local *given* global calibration);
+          miscalibration (they test local *given* global calibration). Measured on 11
+          calibrated models (:doc:`/local`): ``"permutation"`` rejected 0.012--0.141 at 0.05 (it
+          is exact for residuals independent of ``(p, X)``, not for calibration),
+          ``"bootstrap"`` 0.000--0.117, ``"conditional"`` 0.043--0.056;
         * ``"distribution_free"``: Hoeffding's bound ``exp(-floor(n/2) (t / B)^2 / 2)`` (1 if
           ``t <= 0``) with ``B = 1`` (binary) or ``2`` (vector form) bounding ``|h|``: valid for
           every ``n``, very conservative (the paper's Cor. 3.7 uses ``n`` for ``floor(n/2)``,
