@@ -13,11 +13,16 @@ values; ``labels`` for classes absent from ``y``) and ``sample_weight``, and off
   class indices ``y_idx`` and weights ``w`` (None or validated non-negative weights);
 * ``_proba(S, L)`` -- the recalibrated probabilities, shape ``(n, C)``.
 
+The maps whose output is again logits (temperature, vector, matrix and Dirichlet scaling) derive
+from :class:`LogitMapRecalibrator` instead and implement ``_logits(L)``: their probabilities are
+its softmax, ``predict_log_proba`` its stable log-softmax, and ``decision_function`` returns it.
+
 The method's own parameters are checked by ``_check_method_params`` (called by ``fit`` before
 anything else).
 """
 
 import numpy as np
+from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -267,3 +272,48 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         check_input_features(input_features, self.n_features_in_)
         return np.asarray([f"proba_{c}" for c in self.classes_], dtype=object)
+class LogitMapRecalibrator(ClassifierRecalibrator):
+    """Base of the recalibrators that map logits to logits (temperature, vector, matrix and
+    Dirichlet scaling): a subclass implements ``_logits(L)``, the recalibrated logits of the
+    scores' logits ``L`` (shape ``(n, C)``)."""
+
+    def _logits(self, L):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _proba(self, S, L):
+        return softmax(self._logits(L), axis=1)
+
+    def decision_function(self, X):
+        """Recalibrated logits (binary: the 1-D log-odds of ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        check_is_fitted(self)
+        _, _, L = self._scores(X, fitting=False)
+        Z = self._logits(L)
+        return Z[:, 1] - Z[:, 0] if Z.shape[1] == 2 else Z
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, computed stably (log-softmax of the logits).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Scores of the kind seen in ``fit``.
+
+        Returns
+        -------
+        log_P : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        _, _, L = self._scores(X, fitting=False)
+        return log_softmax(self._logits(L), axis=1)
+
+

@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_option, check_scalar_param
 from ._base import (  # noqa: F401 - re-exported for the modules that import them from here
     ClassifierRecalibrator,
+    LogitMapRecalibrator,
     check_input_features,
     check_labels_param,
     looks_like_probabilities,
@@ -28,7 +29,7 @@ def check_kernel_param(kernel, name="kernel"):
     return kernel
 
 
-class TemperatureScaling(ClassifierRecalibrator):
+class TemperatureScaling(LogitMapRecalibrator):
     """Temperature scaling of a classifier's logits or probabilities: ``softmax(logits / T)``.
 
     ``X`` holds the scores of a fitted classifier, one column per class of ``classes_`` (in
@@ -208,56 +209,9 @@ class TemperatureScaling(ClassifierRecalibrator):
 
     # -- prediction ------------------------------------------------------------------------
 
-    def decision_function(self, X):
-        """Recalibrated logits ``logits / T`` (1-D log-odds of ``classes_[1]`` if binary).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        check_is_fitted(self)
-        _, _, L = self._scores(X, fitting=False)
-        out = L * self.inverse_temperature_
-        return out[:, 1] - out[:, 0] if out.shape[1] == 2 else out
-
-    def predict_proba(self, X):
-        """Recalibrated probabilities ``softmax(logits / T)``, one column per class.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        P : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        _, _, L = self._scores(X, fitting=False)
-        return softmax(L * self.inverse_temperature_, axis=1)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed stably.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        log_P : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        _, _, L = self._scores(X, fitting=False)
-        Z = L * self.inverse_temperature_
-        Z -= Z.max(axis=1, keepdims=True)
-        return Z - np.log(np.exp(Z).sum(axis=1, keepdims=True))
+    def _logits(self, L):
+        """The recalibrated logits ``L / T``."""
+        return L * self.inverse_temperature_
 
     def predict(self, X):
         """The arg-max class of the scores, which temperature scaling never changes.

@@ -20,13 +20,12 @@ import warnings
 
 import numpy as np
 from scipy.linalg import blas
-from scipy.special import log_softmax, softmax
+from scipy.special import log_softmax
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted
 
 from .._pairwise import _blas_single_thread
 from .._validation import check_option, check_scalar_param, user_stacklevel
-from ._base import ClassifierRecalibrator
+from ._base import LogitMapRecalibrator
 
 __all__ = ["VectorScaling", "MatrixScaling", "DirichletCalibration"]
 
@@ -200,7 +199,7 @@ def _newton(problem, theta, *, tol, max_iter, target=None):
 _WARM_START_ROWS = 8192
 
 
-class _LinearMapRecalibrator(ClassifierRecalibrator):
+class _LinearMapRecalibrator(LogitMapRecalibrator):
     """Shared fit and prediction of the three maps (subclasses set the class attributes)."""
 
     _diagonal = False
@@ -310,47 +309,12 @@ class _LinearMapRecalibrator(ClassifierRecalibrator):
                 f"iterations (gradient norm {grad:.3g}); increase max_iter.",
                 ConvergenceWarning, stacklevel=user_stacklevel())
 
-    def decision_function(self, X):
-        """Recalibrated logits ``x W^T + b`` (binary: the 1-D log-odds of ``classes_[1]``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        check_is_fitted(self)
-        _, _, L = self._scores(X, fitting=False)
-        Z = self._logits(L)
-        return Z[:, 1] - Z[:, 0] if Z.shape[1] == 2 else Z
-
     def _logits(self, L):
+        """The recalibrated logits ``x W^T + b`` of the features ``x`` of ``L``."""
         X = self._features(L)
         if self._diagonal:
             return X * self.coef_ + self.intercept_
         return X @ self.coef_.T + self.intercept_
-
-    def _proba(self, S, L):
-        return softmax(self._logits(L), axis=1)
-
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed stably.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_classes) or (n_samples,)
-            Scores of the kind seen in ``fit``.
-
-        Returns
-        -------
-        log_P : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        _, _, L = self._scores(X, fitting=False)
-        return log_softmax(self._logits(L), axis=1)
 
 
 _PARAMS_DOC = """
