@@ -23,6 +23,7 @@ from ._binned import (
     UniformBinning,
     _edge_levels,
     check_chunked_strategy,
+    chunk_cell_sums,
     _quantiles_of_sorted,
     make_binning,
     make_problems,
@@ -393,10 +394,8 @@ interval='clopper-pearson', confidence_level=0.95)
     return curves if m == "classwise" else curves[0]
 
 
-def _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level, labels,
-           pos_label, sample_weight):
-    """Validated inputs of a reliability curve: ``([(Q, T, fitted binning, label), ...], mode,
-    w, w_freq, n_bins, min_bin_size, confidence_level)``, one tuple per curve."""
+def _check_curve_params(mode, strategy, n_bins, min_bin_size, confidence_level):
+    """The curve's options, checked: ``(n_bins, min_bin_size, confidence_level)``."""
     check_option(mode, "mode", _MODES)
     check_option(strategy, "strategy", _STRATEGIES)
     n_bins = check_n_bins(n_bins)
@@ -405,7 +404,26 @@ def _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_lev
                        include_min=False)
     if not confidence_level < 1.0:
         raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
-    confidence_level = float(confidence_level)
+    return n_bins, min_bin_size, float(confidence_level)
+
+
+def _curve_labels(classes, mode, pos_label):
+    """The label of each curve of a mode (None for the top-label curve), as Python scalars."""
+    if mode == "binary":
+        labels = [classes[pos_index(classes, pos_label)]]
+    elif mode == "classwise":
+        labels = list(classes)
+    else:
+        labels = [None]
+    return [lab.item() if isinstance(lab, np.generic) else lab for lab in labels]
+
+
+def _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level, labels,
+           pos_label, sample_weight):
+    """Validated inputs of a reliability curve: ``([(Q, T, fitted binning, label), ...], mode,
+    w, w_freq, n_bins, min_bin_size, confidence_level)``, one tuple per curve."""
+    n_bins, min_bin_size, confidence_level = _check_curve_params(
+        mode, strategy, n_bins, min_bin_size, confidence_level)
     data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
                                           sample_weight=sample_weight)
     m = resolve_mode(mode, data.n_classes)
@@ -414,15 +432,8 @@ def _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_lev
     if w_freq is not None:
         w = w_freq / w_freq.max()  # only ratios matter for the means
     problems = make_problems(data, m, pos_label)
-    if m == "binary":
-        curve_labels = [data.classes[pos_index(data.classes, pos_label)]]
-    elif m == "classwise":
-        curve_labels = list(data.classes)
-    else:
-        curve_labels = [None]
-    parts = [(Q, T, make_binning(strategy, n_bins).fit(Q),
-              lab.item() if isinstance(lab, np.generic) else lab)
-             for (Q, T), lab in zip(problems, curve_labels)]
+    parts = [(Q, T, make_binning(strategy, n_bins).fit(Q), lab)
+             for (Q, T), lab in zip(problems, _curve_labels(data.classes, m, pos_label))]
     return parts, m, w, w_freq, n_bins, min_bin_size, confidence_level
 
 
@@ -550,14 +561,8 @@ def _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confi
                     interval, labels, pos_label, sample_weight):
     """Reliability curves of Dask arrays from per-bin sums merged over the chunks (see
     :mod:`skcalib._dask`); equal to the in-memory curves up to rounding."""
-    check_option(mode, "mode", _MODES)
-    check_option(strategy, "strategy", _STRATEGIES)
-    n_bins = check_n_bins(n_bins)
-    min_bin_size = int(check_scalar_param(min_bin_size, "min_bin_size", min_val=1))
-    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
-                       include_min=False)
-    if not confidence_level < 1.0:
-        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+    n_bins, min_bin_size, confidence_level = _check_curve_params(
+        mode, strategy, n_bins, min_bin_size, confidence_level)
     check_chunked_strategy(strategy)
     chunks = _dask.ClassificationChunks(y_true, y_proba, sample_weight, labels=labels,
                                         pos_label=pos_label)
@@ -565,21 +570,11 @@ def _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confi
     binning = UniformBinning(n_bins)
 
     def per_chunk(data, w):
-        wn, scale = _dask.scaled_weights(w)
-        return [_dask.CellSums.from_bins(binning.bin_indices(Q), n_bins, wn, scale, t=T,
-                                         q=Q)
-                for Q, T in make_problems(data, m, pos_label)]
+        return chunk_cell_sums(make_problems(data, m, pos_label), binning, w)
 
     sums = chunks.reduce(per_chunk, _dask.merge_lists)
-    classes = chunks.classes
-    if m == "binary":
-        curve_labels = [classes[pos_index(classes, pos_label)]]
-    elif m == "classwise":
-        curve_labels = list(classes)
-    else:
-        curve_labels = [None]
     curves = []
-    for cs, lab in zip(sums, curve_labels):
+    for cs, lab in zip(sums, _curve_labels(chunks.classes, m, pos_label)):
         W = cs.weight
         if not W.sum() > 0:
             raise ValueError("sample_weight must have a positive sum (all weights are zero).")
@@ -587,6 +582,5 @@ def _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confi
             n_trials = W if sample_weight is None else W * cs.scale
         curves.append(_curve_from_sums(
             cs.counts, W, cs.sums["q"][:, 0], cs.sums["t"][:, 0], n_trials, cs.keys,
-            binning, strategy, n_bins, min_bin_size, float(confidence_level), interval,
-            lab.item() if isinstance(lab, np.generic) else lab, m))
+            binning, strategy, n_bins, min_bin_size, confidence_level, interval, lab, m))
     return curves if m == "classwise" else curves[0]
