@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from ._io import CLIError
+from ._report import _seed
 
 __all__ = ["add_parser", "run"]
 
@@ -40,12 +41,6 @@ prints their calibration reports with the tests' p-values, recalibrates them (te
 scaling, and the best of the recalibrator family chosen on held-out data), shows the scores
 before and after, writes the figures and the test predictions into the output folder, and
 ends with the commands to run on your own predictions. 10 to 60 seconds (--quick: a few)."""
-
-
-def _seed(text):
-    from ._report import _seed as seed
-
-    return seed(text)
 
 
 def add_parser(subparsers, parents=()):

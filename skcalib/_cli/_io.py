@@ -27,6 +27,7 @@ __all__ = [
     "canonical_labels",
     "check_output_path",
     "write_files_atomically",
+    "option_type",
 ]
 
 #: Cells read as missing values (besides the empty cell), case-insensitively.
@@ -112,6 +113,48 @@ class Table:
             ``"column 'name' of path: message"``.
         """
         return CLIError(f"column {name!r} of {self.path}: {message}")
+
+
+def option_type(convert, accept, expected):
+    """An argparse ``type=`` for a number: ``convert(text)`` (``int``, ``float`` or another
+    option type), refused unless ``accept(value)``, with the message ``expected EXPECTED; got
+    'TEXT'`` (a usage error naming the option).
+
+    Parameters
+    ----------
+    convert : callable
+        Text to value; a ``ValueError`` is a refusal.
+    accept : callable
+        Value to bool.
+    expected : str
+        What is accepted, for the message (``"a positive integer"``).
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> positive = option_type(int, lambda v: v >= 1, "a positive integer")
+    >>> positive("3")
+    3
+    >>> positive("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a positive integer; got '0'
+    """
+    import argparse
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}; got {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}; got {text!r}")
+        return value
+
+    return parse
 
 
 def _kind(path):

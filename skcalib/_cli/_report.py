@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from ._io import (CLIError, canonical_labels, check_output_path, label_column, numeric_column,
-                  read_table, typed_labels, write_files_atomically)
+                  option_type, read_table, typed_labels, write_files_atomically)
 
 __all__ = ["add_parser", "run", "load_predictions"]
 
@@ -47,62 +47,11 @@ message on standard error names the file, column and line); nothing is written o
 """
 
 
-def _positive_int(text):
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
-    return value
-
-
-def _seed(text):
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32 - 1]; "
-                                         f"got {text!r}") from None
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32 - 1]; got {text!r}")
-    return value
-
-
-def _n_resamples(text):
-    import argparse
-
-    value = _positive_int(text)
-    if value < 20:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 20; got {text!r}")
-    return value
-
-
-def _level(text):
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1); got {text!r}")
-    return value
-
-
-def _tolerance(text):
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1); got {text!r}") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1); got {text!r}")
-    return value
+_positive_int = option_type(int, lambda v: v >= 1, "a positive integer")
+_seed = option_type(int, lambda v: 0 <= v < 2**32, "an integer in [0, 2**32 - 1]")
+_n_resamples = option_type(_positive_int, lambda v: v >= 20, "an integer >= 20")
+_level = option_type(float, lambda v: 0 < v < 1, "a number in (0, 1)")
+_tolerance = option_type(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 
 def add_parser(subparsers, parents=()):
