@@ -16,7 +16,11 @@ import numpy as np
 
 from .._predictions import predict_distribution
 
-__all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribution_of"]
+__all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribution_of",
+           "check_name", "check_kwargs", "draw_once", "diagonal"]
+
+#: The gid of the line of perfect calibration (one per axes, shared by every Display on it).
+DIAGONAL_GID = "skcalib-diagonal"
 
 
 def pyplot():
@@ -50,9 +54,7 @@ def estimator_name(estimator, name=None):
     """The legend name of a model: ``name`` if given, else the class name of ``estimator``
     (the last step's class name for a Pipeline)."""
     if name is not None:
-        if not isinstance(name, str):
-            raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
-        return name
+        return check_name(name)
     steps = getattr(estimator, "steps", None)
     if steps:
         estimator = steps[-1][1]
@@ -73,3 +75,40 @@ def predict_proba_of(estimator, X):
 def distribution_of(estimator, X):
     """A fitted regressor's predictive distribution (:func:`skcalib.scorers.predict_distribution`)."""
     return predict_distribution(estimator, X)
+
+
+def check_name(name):
+    """``name`` (a legend name), refused with a ``TypeError`` unless a str or None."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
+    return name
+
+
+def check_kwargs(value, name):
+    """A copy of the keyword-argument dict ``value`` (``{}`` for None), refused with a
+    ``TypeError`` naming ``name`` unless a dict."""
+    if value is not None and not isinstance(value, dict):
+        raise TypeError(f"{name} must be a dict or None; got {type(value).__name__}.")
+    return dict(value or {})
+
+
+def draw_once(ax, gid, draw):
+    """The artist with ``gid`` already on ``ax`` (several models on one axis share it), else the
+    one that ``draw()`` makes, marked with ``gid``."""
+    for artist in list(ax.lines) + list(ax.collections):
+        if artist.get_gid() == gid:
+            return artist
+    artist = draw()
+    artist.set_gid(gid)
+    return artist
+
+
+def diagonal(ax):
+    """The line of perfect calibration ``y = x`` on ``[0, 1]``, drawn once per axes (below the
+    curves)."""
+    def draw():
+        (line,) = ax.plot([0.0, 1.0], [0.0, 1.0], linestyle="--", color="grey", linewidth=1,
+                          label="Perfectly calibrated", zorder=1)
+        return line
+
+    return draw_once(ax, DIAGONAL_GID, draw)

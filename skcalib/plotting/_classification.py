@@ -24,13 +24,13 @@ from .._validation import (
 from ..metrics._binned import resolve_mode
 from ..metrics._reliability import ReliabilityCurve, consistency_bands, reliability_curve
 from ..metrics._smooth import binary_problem, smooth_ece, smooth_reliability_curve
-from ._base import estimator_name, get_axes, predict_proba_of
+from ._base import (check_kwargs, check_name, diagonal, estimator_name, get_axes,
+                    predict_proba_of)
 
 __all__ = ["ReliabilityDisplay", "SmoothReliabilityDisplay"]
 
 _BANDS = ("clopper-pearson", "consistency")
 _SMOOTH_BANDS = ("bootstrap", "consistency")
-_DIAGONAL_GID = "skcalib-diagonal"
 _BAND_GID = "skcalib-band"
 _COUNTS_LABEL = "skcalib-counts"
 _DENSITY_LABEL = "skcalib-density"
@@ -45,28 +45,6 @@ def _check_ax(ax):
     """Refuse anything but None or an Axes before any work is done."""
     if ax is not None:
         get_axes(ax)
-
-
-def _check_name(name):
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
-    return name
-
-
-def _check_kwargs(value, name):
-    if value is not None and not isinstance(value, dict):
-        raise TypeError(f"{name} must be a dict or None; got {type(value).__name__}.")
-    return dict(value or {})
-
-
-def _diagonal(ax):
-    """The line of perfect calibration, drawn once per axes."""
-    for line in ax.get_lines():
-        if line.get_gid() == _DIAGONAL_GID:
-            return line
-    (line,) = ax.plot([0.0, 1.0], [0.0, 1.0], linestyle="--", color="grey", linewidth=1,
-                      label="Perfectly calibrated", gid=_DIAGONAL_GID, zorder=1)
-    return line
 
 
 def _twin(ax, label, ylabel):
@@ -330,9 +308,9 @@ class ReliabilityDisplay:
         """
         show_counts = check_bool(show_counts, "show_counts")
         ref_line = check_bool(ref_line, "ref_line")
-        name = _check_name(name) if name is not None else self.estimator_name
-        band_kwargs = _check_kwargs(band_kwargs, "band_kwargs")
-        bar_kwargs = _check_kwargs(bar_kwargs, "bar_kwargs")
+        name = check_name(name) if name is not None else self.estimator_name
+        band_kwargs = check_kwargs(band_kwargs, "band_kwargs")
+        bar_kwargs = check_kwargs(bar_kwargs, "bar_kwargs")
         if self.band is not None:
             check_option(self.band, "band", _BANDS)
         curves = self.curves
@@ -340,7 +318,7 @@ class ReliabilityDisplay:
             raise TypeError("curve must be a ReliabilityCurve or a list of them.")
         bands = self._bands()
         _, ax = get_axes(ax)
-        self.diagonal_ = _diagonal(ax) if ref_line else None
+        self.diagonal_ = diagonal(ax) if ref_line else None
         classwise = isinstance(self.curve, (list, tuple))
         twin = _twin(ax, _COUNTS_LABEL, "Count") if show_counts else None
         self.lines_, self.bands_, self.count_bars_ = [], [], []
@@ -442,7 +420,7 @@ class ReliabilityDisplay:
         ReliabilityDisplay
         """
         _check_ax(ax)
-        _check_name(name)
+        check_name(name)
         if band is not None:
             check_option(band, "band", _BANDS)
         check_bool(show_counts, "show_counts")
@@ -698,15 +676,15 @@ class SmoothReliabilityDisplay:
         """
         show_density = check_bool(show_density, "show_density")
         ref_line = check_bool(ref_line, "ref_line")
-        name = _check_name(name) if name is not None else self.estimator_name
-        band_kwargs = _check_kwargs(band_kwargs, "band_kwargs")
+        name = check_name(name) if name is not None else self.estimator_name
+        band_kwargs = check_kwargs(band_kwargs, "band_kwargs")
         if self.band is not None:
             check_option(self.band, "band", _SMOOTH_BANDS)
             if self.band_low is None or self.band_high is None:
                 raise ValueError("band_low and band_high are needed to draw a band.")
         _, ax = get_axes(ax)
         c = self.curve
-        self.diagonal_ = _diagonal(ax) if ref_line else None
+        self.diagonal_ = diagonal(ax) if ref_line else None
         label = name
         if self.smece is not None:
             text = f"smECE = {self.smece:.3f}"
@@ -793,7 +771,7 @@ class SmoothReliabilityDisplay:
         SmoothReliabilityDisplay
         """
         _check_ax(ax)
-        _check_name(name)
+        check_name(name)
         if band is not None:
             check_option(band, "band", _SMOOTH_BANDS)
         check_bool(show_density, "show_density")

@@ -25,26 +25,20 @@ from ..distributions import as_distribution
 from ..metrics._regression import _check_grid, _check_levels, _is_univariate
 from ..metrics._reliability import _binomial_interval
 from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
-from ._base import distribution_of, estimator_name, get_axes
+from ._base import (check_kwargs, check_name, diagonal, distribution_of, draw_once,
+                    estimator_name, get_axes)
 
 __all__ = ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]
 
 _BANDS = ("pointwise", "simultaneous")
 _UNIFORM_GID = "skcalib-uniform-reference"
 _BAND_GID = "skcalib-pit-band"
-_DIAGONAL_GID = "skcalib-diagonal-reference"
 #: The default nominal levels of :class:`IntervalCoverageDisplay`.
 DEFAULT_COVERAGE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 
 
 # --------------------------------------------------------------------------------------------
 # argument checks shared by the three Displays
-
-
-def _check_name(name):
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
-    return name
 
 
 def _check_ax(ax):
@@ -60,14 +54,6 @@ def _check_confidence_level(confidence_level):
     if not confidence_level < 1.0:
         raise ValueError(f"confidence_level must lie in (0, 1); got {confidence_level!r}.")
     return float(confidence_level)
-
-
-def _check_kwargs(kwargs, name):
-    if kwargs is None:
-        return {}
-    if not isinstance(kwargs, dict):
-        raise TypeError(f"{name} must be a dict or None; got {type(kwargs).__name__}.")
-    return dict(kwargs)
 
 
 def _check_edges(bins):
@@ -99,10 +85,10 @@ def _check_pit_params(bins, band, confidence_level, name, ax, histtype, hist_kwa
     if band is not None:
         check_option(band, "band", _BANDS)
     confidence_level = _check_confidence_level(confidence_level)
-    _check_name(name)
+    check_name(name)
     _check_ax(ax)
     check_option(histtype, "histtype", ("bar", "step"))
-    _check_kwargs(hist_kwargs, "hist_kwargs")
+    check_kwargs(hist_kwargs, "hist_kwargs")
     return edges, confidence_level
 
 
@@ -115,10 +101,10 @@ def _check_quantile_params(quantiles, proportion, band, confidence_level, name, 
     if band is not None:
         check_option(band, "band", _BANDS)
     confidence_level = _check_confidence_level(confidence_level)
-    _check_name(name)
+    check_name(name)
     _check_ax(ax)
     check_bool(fill, "fill")
-    _check_kwargs(line_kwargs, "line_kwargs")
+    check_kwargs(line_kwargs, "line_kwargs")
     return grid, confidence_level
 
 
@@ -126,9 +112,9 @@ def _check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs):
     """The same for the interval coverage: ``(levels as a 1-D array, confidence_level)``."""
     lv = np.atleast_1d(_check_levels(levels, "levels"))
     confidence_level = _check_confidence_level(confidence_level)
-    _check_name(name)
+    check_name(name)
     _check_ax(ax)
-    _check_kwargs(errorbar_kwargs, "errorbar_kwargs")
+    check_kwargs(errorbar_kwargs, "errorbar_kwargs")
     return lv, confidence_level
 
 
@@ -140,26 +126,6 @@ def _regression_prediction(estimator, X):
                         "Displays need a regressor with a univariate predictive distribution "
                         "(predict(X, return_std=True) or predict_distribution(X)).")
     return dist
-
-
-def _draw_once(ax, gid, draw):
-    """The artist with ``gid`` already on ``ax`` (several models on one axis share it), else the
-    one that ``draw()`` makes."""
-    for artist in list(ax.lines) + list(ax.collections):
-        if artist.get_gid() == gid:
-            return artist
-    artist = draw()
-    artist.set_gid(gid)
-    return artist
-
-
-def _diagonal(ax):
-    def draw():
-        (line,) = ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1,
-                          label="Perfectly calibrated")
-        return line
-
-    return _draw_once(ax, _DIAGONAL_GID, draw)
 
 
 def _weights_and_trials(sample_weight, n_samples):
@@ -347,9 +313,9 @@ class PITHistogramDisplay:
         PITHistogramDisplay
             ``self``, with ``ax_``, ``figure_``, ``bars_``, ``band_`` and ``line_``.
         """
-        name = _check_name(name)
+        name = check_name(name)
         check_option(histtype, "histtype", ("bar", "step"))
-        hist_kwargs = _check_kwargs(hist_kwargs, "hist_kwargs")
+        hist_kwargs = check_kwargs(hist_kwargs, "hist_kwargs")
         _, ax = get_axes(ax)
         from matplotlib.colors import to_rgba
 
@@ -373,7 +339,7 @@ class PITHistogramDisplay:
         def uniform():
             return ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="Uniform")
 
-        self.line_ = _draw_once(ax, _UNIFORM_GID, uniform)
+        self.line_ = draw_once(ax, _UNIFORM_GID, uniform)
         kwargs = {"linewidth": 1.5, "label": label}
         kwargs.update(hist_kwargs)
         fill = histtype == "bar"
@@ -650,9 +616,9 @@ class QuantileCalibrationDisplay:
             ``self``, with ``ax_``, ``figure_``, ``line_``, ``fill_``, ``band_`` and
             ``diagonal_``.
         """
-        name = _check_name(name)
+        name = check_name(name)
         check_bool(fill, "fill")
-        line_kwargs = _check_kwargs(line_kwargs, "line_kwargs")
+        line_kwargs = check_kwargs(line_kwargs, "line_kwargs")
         _, ax = get_axes(ax)
         name = name if name is not None else self.name
         area = f"miscalibration area {self.miscalibration_area:.3f}"
@@ -660,7 +626,7 @@ class QuantileCalibrationDisplay:
         sep = "\n" if name is not None and len(name) + len(area) > 45 else " "
         kwargs = {"label": area if name is None else f"{name}{sep}({area})", "linewidth": 1.5}
         kwargs.update(line_kwargs)
-        self.diagonal_ = _diagonal(ax)
+        self.diagonal_ = diagonal(ax)
         self.band_ = None
         if self.band_low is not None:
             kind = "simultaneous" if self.band == "simultaneous" else "pointwise"
@@ -880,13 +846,13 @@ class IntervalCoverageDisplay:
         IntervalCoverageDisplay
             ``self``, with ``ax_``, ``figure_``, ``errorbar_``, ``line_`` and ``diagonal_``.
         """
-        name = _check_name(name)
-        errorbar_kwargs = _check_kwargs(errorbar_kwargs, "errorbar_kwargs")
+        name = check_name(name)
+        errorbar_kwargs = check_kwargs(errorbar_kwargs, "errorbar_kwargs")
         _, ax = get_axes(ax)
         name = name if name is not None else self.name
         kwargs = {"marker": "o", "markersize": 4, "capsize": 3, "linewidth": 1.5, "label": name}
         kwargs.update(errorbar_kwargs)
-        self.diagonal_ = _diagonal(ax)
+        self.diagonal_ = diagonal(ax)
         yerr = np.vstack([self.coverage - self.ci_low, self.ci_high - self.coverage])
         self.errorbar_ = ax.errorbar(self.levels, self.coverage, yerr=np.maximum(yerr, 0.0),
                                      **kwargs)
