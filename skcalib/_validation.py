@@ -72,6 +72,15 @@ def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
 MAX_BINS = 2**53
 
 
+
+def check_confidence_level(confidence_level):
+    """``confidence_level`` as a float in (0, 1), or a ``ValueError``/``TypeError`` naming it."""
+    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
+                       include_min=False)
+    if not confidence_level < 1.0:
+        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+    return float(confidence_level)
+
 def check_n_bins(n_bins, name="n_bins", *, max_val=MAX_BINS):
     """Validate a number of bins: an integer in ``[1, max_val]`` (default ``2**53``).
 

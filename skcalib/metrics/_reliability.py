@@ -11,6 +11,7 @@ from scipy import special as _special
 
 from .. import _dask
 from .._validation import (
+    check_confidence_level,
     check_labels_and_probabilities,
     check_n_bins,
     check_option,
@@ -400,11 +401,7 @@ def _check_curve_params(mode, strategy, n_bins, min_bin_size, confidence_level):
     check_option(strategy, "strategy", _STRATEGIES)
     n_bins = check_n_bins(n_bins)
     min_bin_size = int(check_scalar_param(min_bin_size, "min_bin_size", min_val=1))
-    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
-                       include_min=False)
-    if not confidence_level < 1.0:
-        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
-    return n_bins, min_bin_size, float(confidence_level)
+    return n_bins, min_bin_size, check_confidence_level(confidence_level)
 
 
 def _curve_labels(classes, mode, pos_label):

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    check_confidence_level,
     check_bool,
     check_labels_and_probabilities,
     check_option,
@@ -778,10 +779,7 @@ class SmoothReliabilityDisplay:
         check_bool(ref_line, "ref_line")
         check_scalar_param(n_resamples, "n_resamples", min_val=1)
         check_random_state_param(random_state)
-        check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
-                           include_min=False, max_val=1.0)
-        if not confidence_level < 1.0:
-            raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+        check_confidence_level(confidence_level)
         common = dict(mode=mode, labels=labels, pos_label=pos_label,
                       sample_weight=sample_weight)
         curve = smooth_reliability_curve(y_true, y_proba, bandwidth=bandwidth,

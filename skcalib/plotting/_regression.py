@@ -15,11 +15,11 @@ import numpy as np
 from scipy import stats as _stats
 
 from .._validation import (
+    check_confidence_level,
     check_bool,
     check_n_bins,
     check_option,
     check_sample_weight,
-    check_scalar_param,
 )
 from ..distributions import as_distribution
 from ..metrics._regression import _check_grid, _check_levels, _is_univariate
@@ -46,14 +46,6 @@ def _check_ax(ax):
     if ax is not None:
         get_axes(ax)
     return ax
-
-
-def _check_confidence_level(confidence_level):
-    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
-                       include_min=False)
-    if not confidence_level < 1.0:
-        raise ValueError(f"confidence_level must lie in (0, 1); got {confidence_level!r}.")
-    return float(confidence_level)
 
 
 def _check_edges(bins):
@@ -84,7 +76,7 @@ def _check_pit_params(bins, band, confidence_level, name, ax, histtype, hist_kwa
     edges = _check_edges(bins)
     if band is not None:
         check_option(band, "band", _BANDS)
-    confidence_level = _check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     check_name(name)
     _check_ax(ax)
     check_option(histtype, "histtype", ("bar", "step"))
@@ -100,7 +92,7 @@ def _check_quantile_params(quantiles, proportion, band, confidence_level, name, 
     check_option(proportion, "proportion", ("quantile", "interval"))
     if band is not None:
         check_option(band, "band", _BANDS)
-    confidence_level = _check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     check_name(name)
     _check_ax(ax)
     check_bool(fill, "fill")
@@ -111,7 +103,7 @@ def _check_quantile_params(quantiles, proportion, band, confidence_level, name, 
 def _check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs):
     """The same for the interval coverage: ``(levels as a 1-D array, confidence_level)``."""
     lv = np.atleast_1d(_check_levels(levels, "levels"))
-    confidence_level = _check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)
     check_name(name)
     _check_ax(ax)
     check_kwargs(errorbar_kwargs, "errorbar_kwargs")

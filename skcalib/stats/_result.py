@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats as _sps
 
-from .._validation import check_option, check_scalar_param
+from .._validation import check_confidence_level as _check_level
+from .._validation import check_option
 
 __all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
            "resampling_pvalue", "check_confidence_level", "normal_interval"]
@@ -37,12 +38,9 @@ class ConfidenceInterval(NamedTuple):
 
 def check_confidence_level(confidence_level, alternative="two-sided"):
     """Validate ``confidence_level`` (a float in (0, 1)) and ``alternative``."""
-    check_scalar_param(confidence_level, "confidence_level", kind="real", min_val=0.0,
-                       include_min=False)
-    if not confidence_level < 1.0:
-        raise ValueError(f"confidence_level must be < 1; got {confidence_level!r}.")
+    level = _check_level(confidence_level)
     check_option(alternative, "alternative", _ALTERNATIVES)
-    return float(confidence_level)
+    return level
 
 
 def normal_interval(estimate, standard_error, confidence_level=0.95, alternative="two-sided",
