@@ -581,7 +581,7 @@ class FixedPredictionErrors:
         check_binned_params(norm, squared, n_bins, strategy, mode, debias, min_bin_size)
         self.norm, self.squared, self.debias = norm, squared, debias
         self.mode = m = resolve_mode(mode, data.n_classes)
-        P, n = data.probs, data.n_samples
+        P = data.probs
         self.n_classes = data.n_classes
         w = data.sample_weight
         self.scale = 1.0
@@ -674,10 +674,11 @@ def chunk_cell_sums(problems, binning, w):
             for Q, T in problems]
 
 
-def chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels, pos_label,
-                  sample_weight):
-    """The binned error (squared for l2) of Dask arrays: per-cell sums of every chunk, merged
-    (see :mod:`skcalib._dask`); equal to the in-memory error up to rounding."""
+def chunked_problem_sums(y_true, y_proba, sample_weight, mode, strategy, n_bins, labels,
+                         pos_label):
+    """Per-cell sums of every problem of a mode over Dask arrays, merged over the chunks:
+    ``(sums, mode, classes, binning)`` with one :class:`skcalib._dask.CellSums` per problem, the
+    resolved mode, the classes and the (uniform) binning."""
     check_chunked_strategy(strategy)
     chunks = _dask.ClassificationChunks(y_true, y_proba, sample_weight, labels=labels,
                                         pos_label=pos_label)
@@ -687,7 +688,15 @@ def chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels,
     def per_chunk(data, w):
         return chunk_cell_sums(make_problems(data, m, pos_label), binning, w)
 
-    sums = chunks.reduce(per_chunk, _dask.merge_lists)
+    return chunks.reduce(per_chunk, _dask.merge_lists), m, chunks.classes, binning
+
+
+def chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels, pos_label,
+                  sample_weight):
+    """The binned error (squared for l2) of Dask arrays: per-cell sums of every chunk, merged
+    (see :mod:`skcalib._dask`); equal to the in-memory error up to rounding."""
+    sums, _, _, _ = chunked_problem_sums(y_true, y_proba, sample_weight, mode, strategy, n_bins,
+                                         labels, pos_label)
     values = []
     for cs in sums:
         if not cs.weight.sum() > 0:

@@ -21,10 +21,8 @@ from .._validation import (
     pos_index,
 )
 from ._binned import (
-    UniformBinning,
     _edge_levels,
-    check_chunked_strategy,
-    chunk_cell_sums,
+    chunked_problem_sums,
     _quantiles_of_sorted,
     make_binning,
     make_problems,
@@ -560,18 +558,10 @@ def _chunked_curves(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confi
     :mod:`skcalib._dask`); equal to the in-memory curves up to rounding."""
     n_bins, min_bin_size, confidence_level = _check_curve_params(
         mode, strategy, n_bins, min_bin_size, confidence_level)
-    check_chunked_strategy(strategy)
-    chunks = _dask.ClassificationChunks(y_true, y_proba, sample_weight, labels=labels,
-                                        pos_label=pos_label)
-    m = resolve_mode(mode, chunks.n_classes)
-    binning = UniformBinning(n_bins)
-
-    def per_chunk(data, w):
-        return chunk_cell_sums(make_problems(data, m, pos_label), binning, w)
-
-    sums = chunks.reduce(per_chunk, _dask.merge_lists)
+    sums, m, classes, binning = chunked_problem_sums(y_true, y_proba, sample_weight, mode,
+                                                     strategy, n_bins, labels, pos_label)
     curves = []
-    for cs, lab in zip(sums, _curve_labels(chunks.classes, m, pos_label)):
+    for cs, lab in zip(sums, _curve_labels(classes, m, pos_label)):
         W = cs.weight
         if not W.sum() > 0:
             raise ValueError("sample_weight must have a positive sum (all weights are zero).")
