@@ -279,9 +279,12 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
         # Separated data: the fitted map puts every fitting sample's label strictly on top,
         # and some parameters are unpenalised, along which the NLL may keep falling.
         Z = problem.logits(theta)
-        # the gap between the two largest recalibrated logits of a typical sample (scale-free)
-        top2 = np.partition(Z, -2, axis=1)[:, -2:] if C > 1 else np.zeros((n, 2))
-        typical_margin = float(np.median((top2[:, 1] - top2[:, 0])[weights > 0]))
+        # the gap between the two largest recalibrated logits of a typical sample (scale-free;
+        # only read to explain a fit that did not converge)
+        typical_margin = 0.0
+        if not converged and C > 1:
+            top2 = np.partition(Z, -2, axis=1)[:, -2:]
+            typical_margin = float(np.median((top2[:, 1] - top2[:, 0])[weights > 0]))
         zy = Z[np.arange(n), y_idx]
         Z[np.arange(n), y_idx] = -np.inf
         separated = bool(np.all((zy > Z.max(axis=1))[weights > 0]))
