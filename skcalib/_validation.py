@@ -16,6 +16,7 @@ Conventions
 """
 
 import os
+import re
 import sys
 from numbers import Integral, Real
 
@@ -30,17 +31,41 @@ __all__ = [
     "check_sample_weight",
     "check_scalar_param",
     "check_option",
+    "did_you_mean",
     "check_n_bins",
     "ClassificationData",
     "top_label",
 ]
 
 
+def did_you_mean(value, options):
+    """``" Did you mean 'x'?"`` for the option closest to a mistyped string, or ``""``.
+
+    Case and the separators ``-``/``_``/space are ignored when matching, so ``"Top_Label"`` and
+    ``"toplabel"`` both suggest ``"top-label"``; a suggestion needs a similarity ratio of 0.6
+    (``difflib``'s default).
+    """
+    if not isinstance(value, str):
+        return ""
+    import difflib
+
+    def key(s):
+        return re.sub(r"[\s_\-]+", "", str(s).lower())
+
+    keyed = {key(o): o for o in options if isinstance(o, str)}
+    match = difflib.get_close_matches(key(value), list(keyed), n=1)
+    return f" Did you mean {keyed[match[0]]!r}?" if match else ""
+
+
 def check_option(value, name, options):
-    """Raise a ``ValueError`` naming ``name`` unless ``value`` is one of ``options``."""
+    """Raise a ``ValueError`` naming ``name`` unless ``value`` is one of ``options``.
+
+    A mistyped string gets the closest option as a suggestion (:func:`did_you_mean`).
+    """
     if not isinstance(value, str) or value not in options:
         raise ValueError(
             f"{name} must be one of {', '.join(repr(o) for o in options)}; got {value!r}."
+            + did_you_mean(value, options)
         )
     return value
 

@@ -999,3 +999,14 @@ def test_check_rng_names_random_state(bad):
         check_rng(bad)
     with pytest.raises(ValueError, match=r"^random_state must be"):
         Normal([0.0], [1.0]).sample(random_state=bad)
+
+
+def test_check_option_suggests_the_closest_option():
+    from skcalib._validation import check_option, did_you_mean
+
+    opts = ("binary", "top-label", "classwise", "canonical")
+    with pytest.raises(ValueError, match=r"mode must be one of .*Did you mean 'top-label'\?"):
+        check_option("Top_Label", "mode", opts)
+    assert did_you_mean("canonicl", opts) == " Did you mean 'canonical'?"
+    assert did_you_mean("xyz", opts) == ""
+    assert did_you_mean(3, opts) == ""
