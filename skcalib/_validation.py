@@ -130,9 +130,11 @@ def _to_1d(y, name):
     try:
         arr = column_or_1d(y, warn=False)
     except ValueError:
-        if np.iscomplexobj(y):
+        # A ragged list first: np.iscomplexobj itself raises numpy's "inhomogeneous shape" on it.
+        ragged = isinstance(y, (list, tuple)) and not _is_rectangular(y)
+        if not ragged and np.iscomplexobj(y):
             raise ValueError(f"Complex data not supported: {name} must be real.") from None
-        shape = np.shape(y) if not isinstance(y, (list, tuple)) or _is_rectangular(y) else None
+        shape = None if ragged else np.shape(y)
         what = f"an array of shape {shape}" if shape is not None else "a ragged sequence"
         raise ValueError(
             f"{name} must be one-dimensional (shape (n_samples,)); got {what}."
@@ -316,6 +318,31 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight", *, resca
     if rescale and n_samples:
         w = w / w.max()
     return _read_only(w)
+
+
+#: Largest total of frequency weights: beyond 2**53 a count of observations is no longer exact in
+#: float64, and the squared sums of the tests' statistics overflow soon after.
+MAX_FREQUENCY_TOTAL = 2.0**53
+
+
+def check_frequency_weights(w, name="sample_weight", *, min_total=1.0):
+    """Refuse *frequency* weights (counts of observations, as the tests of ``stats`` read them)
+    whose total is below ``min_total`` observations or above ``2**53``, with a ``ValueError``
+    naming ``name``. ``w`` are weights already through :func:`check_sample_weight` (or None).
+
+    A test's p-value depends on the scale of frequency weights: weights of 1e-300 are 1e-298
+    observations in all (no evidence, p = 1), and weights of 1e300 overflow the statistic.
+    """
+    if w is None:
+        return w
+    total = float(np.sum(w))
+    if not min_total <= total <= MAX_FREQUENCY_TOTAL:
+        raise ValueError(
+            f"{name} are frequency weights (a weight k counts as k observations) and must sum "
+            f"to between {min_total:g} and 2**53 observations; they sum to {total:.3g}. Rescale "
+            f"them, e.g. to sum to the number of samples."
+        )
+    return w
 
 
 def _encode(y, classes, name="y_true"):

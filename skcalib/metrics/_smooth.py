@@ -32,6 +32,7 @@ farthest of them); the cost is ``O(n_grid * frac * n)``, and the default ``n_gri
 ``1 / frac`` so that it stays ``O(n)``.
 """
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -51,6 +52,8 @@ _MODES = ("auto", "binary", "top_label")
 _MIN_BANDWIDTH = 1e-4
 _MAX_GRID = 2**20
 _STEPS_PER_SIGMA = 40
+#: At most ``_MAX_DEFAULT_POINTS + 1`` points in a curve whose ``n_points`` is not given.
+_MAX_DEFAULT_POINTS = 2**12
 
 
 # --------------------------------------------------------------------------------------------
@@ -89,6 +92,17 @@ def _grid_size(sigma):
     return m
 
 
+@functools.lru_cache(maxsize=4)
+def _wrapped_kernel(m, sigma):
+    """The circular kernel ``h`` (length ``2M``) whose convolution with the even extension is the
+    reflected smoothing: ``irfft`` of the gain of :meth:`_Binned.smooth` (read-only, cached for
+    the repeated curves of a bootstrap band at one bandwidth)."""
+    k = np.arange(m + 1, dtype=np.float64)
+    h = np.fft.irfft(m * np.exp(-0.5 * (np.pi * sigma * k) ** 2), n=2 * m)
+    h.flags.writeable = False
+    return h
+
+
 class _Binned:
     """Weights and residuals split linearly onto the grid ``j / M``, with the even extension's
     spectrum, ready for the reflected convolution at any bandwidth."""
@@ -101,24 +115,50 @@ class _Binned:
         hi = w * frac
         lo = w - hi
         self.total = float(w.sum())
-        self.spectra = []
+        # The occupied grid cells and their sums (sparse: the dense grid of M + 1 points is built
+        # only for the FFT, which small data at a tiny bandwidth do not need).
+        self.occupied, cell = np.unique(np.concatenate([j, j + 1]), return_inverse=True)
+        self.values = []
         for v in (None, r):
             a = lo if v is None else lo * v
             b = hi if v is None else hi * v
-            grid = (np.bincount(j, weights=a, minlength=m + 1)
-                    + np.bincount(j + 1, weights=b, minlength=m + 1))
+            self.values.append(np.bincount(cell, weights=np.concatenate([a, b]),
+                                           minlength=self.occupied.size))
+        self._spectra = {}
+        self.k = np.arange(m + 1, dtype=np.float64)
+
+    def _spectrum(self, which):
+        if which not in self._spectra:
+            grid = np.zeros(self.m + 1)
+            grid[self.occupied] = self.values[which]
             ext = np.concatenate([grid, grid[-2:0:-1]])
             ext[0] *= 2.0  # a mass at 0 (or 1) is its own reflection
-            ext[m] *= 2.0
-            self.spectra.append(np.fft.rfft(ext))
-        self.k = np.arange(m + 1, dtype=np.float64)
+            ext[self.m] *= 2.0
+            self._spectra[which] = np.fft.rfft(ext)
+        return self._spectra[which]
 
     def smooth(self, sigma, which):
         """``sum_i w_i K_sigma(t_j, p_i) v_i / W`` on the grid ``t_j = j / M`` (``which=0``:
         ``v = 1``, the density; ``1``: the residuals)."""
         gain = self.m * np.exp(-0.5 * (np.pi * sigma * self.k) ** 2)
-        out = np.fft.irfft(self.spectra[which] * gain, n=2 * self.m)[: self.m + 1]
+        out = np.fft.irfft(self._spectrum(which) * gain, n=2 * self.m)[: self.m + 1]
         return out / self.total
+
+    def direct_is_cheaper(self, n_at):
+        """Whether :meth:`smooth_at` at ``n_at`` points costs less than the FFTs of
+        :meth:`smooth` (few occupied grid cells on a fine grid: small data at a tiny bandwidth)."""
+        return self.occupied.size * n_at <= 4 * self.m
+
+    def smooth_at(self, sigma, which, at):
+        """:meth:`smooth` at the grid indices ``at`` only, by the direct sum over the occupied
+        cells ``q``: ``sum_q grid_q (h[(i - q) mod 2M] + h[(i + q) mod 2M]) / W`` (the same
+        circular convolution of the even extension, term by term)."""
+        h = _wrapped_kernel(self.m, float(sigma))
+        q = self.occupied
+        i = np.asarray(at, dtype=np.intp)[:, None]
+        two_m = 2 * self.m
+        kern = h[(i - q) % two_m] + h[(i + q) % two_m]
+        return kern @ self.values[which] / self.total
 
     def error(self, sigma):
         g = np.abs(self.smooth(sigma, 1))
@@ -301,8 +341,10 @@ def smooth_reliability_curve(y_true, y_proba, *, bandwidth="auto", n_points=None
     bandwidth : "auto" or float, default="auto"
         As in :func:`smooth_ece` (``"auto"``: the smooth ECE's fixed point).
     n_points : int, default=None
-        Number of evenly spaced evaluation points in ``[0, 1]`` (at least 2); default: the
-        internal grid (``1 + 2**k`` points, step at most ``bandwidth / 40``).
+        Number of evenly spaced evaluation points in ``[0, 1]`` (at least 2, at most
+        ``2**20 + 1``); default: the internal grid (``1 + 2**k`` points, step at most
+        ``bandwidth / 40``), thinned to its ``4097`` points ``j / 4096`` when it is finer (the
+        bandwidth is then below about 0.01).
     mode : {"auto", "binary", "top_label"}, default="auto"
         As in :func:`smooth_ece`.
     labels : array-like, default=None
@@ -328,22 +370,40 @@ def smooth_reliability_curve(y_true, y_proba, *, bandwidth="auto", n_points=None
     >>> curve.grid.shape, bool(np.abs(curve.frequency - curve.grid).max() < 0.1)
     ((11,), True)
     """
-    check_scalar_param(n_points, "n_points", kind="int", min_val=2, allow_none=True)
+    check_scalar_param(n_points, "n_points", kind="int", min_val=2, max_val=_MAX_GRID + 1,
+                       allow_none=True)
     sigma, binned, p, w = _smooth(y_true, y_proba, bandwidth, mode, labels, pos_label,
                                   sample_weight)
-    t = np.linspace(0.0, 1.0, binned.m + 1)
-    dens = binned.smooth(sigma, 0)
-    resid = binned.smooth(sigma, 1)
-    # smoothed predictions: bin the predictions themselves the same way
-    pred = _Binned(p, p, w, binned.m).smooth(sigma, 1)
+    m = binned.m
+    # The grid indices the curve needs: the neighbours of every requested point, or the whole
+    # internal grid thinned to at most _MAX_DEFAULT_POINTS + 1 points (both are powers of two,
+    # so the thinned points are exact grid points).
+    if n_points is not None:
+        grid = np.linspace(0.0, 1.0, n_points)
+        lo = np.minimum(np.floor(grid * m).astype(np.intp), m - 1)
+        at = np.unique(np.concatenate([lo, lo + 1]))
+    else:
+        at = np.arange(0, m + 1, max(1, m // _MAX_DEFAULT_POINTS))
+    pred_binned = _Binned(p, p, w, m)  # the smoothed predictions: the predictions binned alike
+    if binned.direct_is_cheaper(at.size):
+        dens = binned.smooth_at(sigma, 0, at)
+        resid = binned.smooth_at(sigma, 1, at)
+        pred = pred_binned.smooth_at(sigma, 1, at)
+        peak = dens.max()
+    else:
+        full = binned.smooth(sigma, 0)
+        peak = full.max()
+        dens = full[at]
+        resid = binned.smooth(sigma, 1)[at]
+        pred = pred_binned.smooth(sigma, 1)[at]
+    t = at / m
     # FFT round-off is ~1e-16 of the maximum: far from every sample the ratios are noise
-    seen = dens > 1e-10 * dens.max()
+    seen = dens > 1e-10 * peak
     dens = np.where(seen, dens, 0.0)
     safe = np.where(seen, dens, 1.0)
     mean_pred = np.where(seen, pred / safe, np.nan)
     freq = np.where(seen, (pred + resid) / safe, np.nan)
     if n_points is not None:
-        grid = np.linspace(0.0, 1.0, n_points)
         freq, mean_pred, dens = (np.interp(grid, t, a) for a in (freq, mean_pred, dens))
         t = grid
     return SmoothReliabilityCurve(t, freq, mean_pred, dens, float(sigma))

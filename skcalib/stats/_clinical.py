@@ -20,6 +20,7 @@ from scipy import special as _special
 from scipy import stats as _sps
 
 from .._validation import (
+    check_frequency_weights,
     check_labels_and_probabilities,
     check_n_bins,
     check_option,
@@ -61,7 +62,8 @@ def _binary_problems(y_true, y_proba, labels, pos_label, sample_weight, min_samp
         columns = range(data.n_classes)
     problems = [((data.y == k).astype(np.float64), np.array(P[:, k], dtype=np.float64))
                 for k in columns]
-    return data.classes[list(columns)], problems, data.sample_weight, data.n_samples
+    w = check_frequency_weights(data.sample_weight)
+    return data.classes[list(columns)], problems, w, data.n_samples
 
 
 def _sum(a, w):

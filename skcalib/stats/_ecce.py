@@ -13,7 +13,7 @@ motion on ``[0, 1]`` (in the time ``sum_{i <= k} w_i p_i (1 - p_i) / sum_i w_i p
 import numpy as np
 from scipy import special
 
-from .._validation import check_option, check_sample_weight
+from .._validation import check_frequency_weights, check_option, check_sample_weight
 from ..metrics._smooth import binary_problem
 from ._result import CalibrationTestResult
 
@@ -171,7 +171,8 @@ def ecce_test(y_true, y_pred, *, statistic="ks", mode="auto", labels=None, pos_l
                              sample_weight=None, rescale=False, prob_name="y_pred")
     n = p.size
     if sample_weight is not None:
-        w = np.asarray(check_sample_weight(sample_weight, n), dtype=np.float64)
+        w = np.asarray(check_frequency_weights(check_sample_weight(sample_weight, n)),
+                       dtype=np.float64)
     order = np.argsort(p, kind="stable")
     ps, ys, ws = p[order], y[order], w[order]
     total = ws.sum()

@@ -1,0 +1,108 @@
+"""Issue 21, the lead's part: findings of the bad-input sweep that the issue did not list (a
+ragged label list, frequency weights of absurd totals, the smooth curve of degenerate data)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import skcalib
+from skcalib import stats
+from skcalib.metrics import _smooth
+from skcalib.metrics import smooth_reliability_curve
+
+
+@pytest.mark.parametrize("func", [skcalib.calibration_error, skcalib.skce, skcalib.mmce,
+                                  skcalib.brier_score])
+def test_ragged_labels_name_the_argument(func):
+    with pytest.raises(ValueError, match=r"y_true must be one-dimensional.*ragged sequence"):
+        func([[1, 2], [3]], np.array([0.2, 0.4]))
+
+
+def test_ragged_sample_weight_names_the_argument():
+    with pytest.raises(ValueError, match=r"sample_weight must be one-dimensional.*ragged"):
+        skcalib.calibration_error([0, 1], np.array([0.2, 0.4]), sample_weight=[[1, 2], [3]])
+
+
+_FREQUENCY_TESTS = [stats.spiegelhalter_test, stats.hosmer_lemeshow_test,
+                    stats.logistic_calibration, stats.ecce_test]
+
+
+@pytest.mark.parametrize("test", _FREQUENCY_TESTS)
+@pytest.mark.parametrize("weight", [1e-300, 1e300])
+def test_frequency_weights_of_absurd_total_are_refused(test, weight):
+    rng = np.random.default_rng(0)
+    p = rng.random(30)
+    y = (rng.random(30) < p).astype(int)
+    with pytest.raises(ValueError, match=r"sample_weight are frequency weights.*sum to"):
+        test(y, p, sample_weight=np.full(30, weight))
+
+
+@pytest.mark.parametrize("test", _FREQUENCY_TESTS)
+def test_frequency_weights_that_rescale_the_sample_keep_working(test):
+    rng = np.random.default_rng(0)
+    p = rng.random(300)
+    y = (rng.random(300) < p).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # few expected events per HL group
+        res = test(y, p, sample_weight=np.full(300, 0.5))
+    assert np.isfinite(res.pvalue) and 0.0 <= res.pvalue <= 1.0
+
+
+@pytest.mark.parametrize("n,sigma", [(30, 1e-4), (30, 0.01), (200, 0.003), (5, 0.3)])
+def test_direct_smoothing_equals_the_fft(n, sigma):
+    """The direct sum over occupied cells is the same circular convolution as the FFT path."""
+    rng = np.random.default_rng(n)
+    p = rng.random(n)
+    y = (rng.random(n) < p).astype(float)
+    w = rng.random(n) + 0.5
+    m = _smooth._grid_size(sigma)
+    binned = _smooth._Binned(p, y - p, w, m)
+    at = np.arange(0, m + 1, max(1, m // 4096))
+    for which in (0, 1):
+        full = binned.smooth(sigma, which)[at]
+        direct = binned.smooth_at(sigma, which, at)
+        assert np.max(np.abs(full - direct)) <= 1e-13 * np.max(np.abs(full))
+
+
+def test_curve_paths_agree_on_ordinary_data():
+    rng = np.random.default_rng(3)
+    p = rng.random(500)
+    y = (rng.random(500) < p).astype(int)
+    dense = smooth_reliability_curve(y, p, bandwidth=0.05, n_points=101)
+    binned = _smooth._Binned(p, y - p, np.ones(500), _smooth._grid_size(0.05))
+    assert not binned.direct_is_cheaper(202)  # this call used the FFT
+    # the same curve through the direct sums, forced
+    orig = _smooth._Binned.direct_is_cheaper
+    try:
+        _smooth._Binned.direct_is_cheaper = lambda self, n_at: True
+        direct = smooth_reliability_curve(y, p, bandwidth=0.05, n_points=101)
+    finally:
+        _smooth._Binned.direct_is_cheaper = orig
+    np.testing.assert_allclose(direct.frequency, dense.frequency, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(direct.density, dense.density, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (np.arange(30) % 3, np.full((30, 3), 1 / 3)),              # constant
+    lambda: (np.arange(30) % 2, (np.arange(30) % 2).astype(float)),    # exact 0/1
+    lambda: (np.arange(30) % 3, np.eye(3)[np.arange(30) % 3]),         # one-hot
+])
+def test_degenerate_predictions_give_a_small_curve_without_a_dense_grid(make, monkeypatch):
+    y, P = make()
+    curve = smooth_reliability_curve(y, P)
+    assert curve.bandwidth == pytest.approx(_smooth._MIN_BANDWIDTH)
+    assert curve.grid.size == _smooth._MAX_DEFAULT_POINTS + 1  # was 524,289 points, 99.9% NaN
+    # A bootstrap band's per-resample call at the curve's bandwidth sums over the few occupied
+    # cells and never builds (or FFTs) the 2**19-point grid: it took 0.3 s a resample before.
+    def no_fft(self, which):
+        raise AssertionError("dense FFT path used")
+    monkeypatch.setattr(_smooth._Binned, "_spectrum", no_fft)
+    again = smooth_reliability_curve(y, P, bandwidth=curve.bandwidth, n_points=curve.grid.size)
+    np.testing.assert_allclose(again.frequency, curve.frequency, rtol=1e-9, atol=1e-12)
+
+
+def test_n_points_has_a_ceiling():
+    y = np.arange(30) % 2
+    with pytest.raises(ValueError, match="n_points must be <="):
+        smooth_reliability_curve(y, np.full(30, 0.5), n_points=10**12)
