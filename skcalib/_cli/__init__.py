@@ -31,6 +31,43 @@ Measure, test and repair the calibration of probabilistic models.
 Run 'skcalib COMMAND --help' for the options of a command."""
 
 
+def _parser_class():
+    """``argparse.ArgumentParser`` that suggests the closest option or choice of a mistyped one
+    ("Did you mean '--n-bins'?", by :func:`skcalib._validation.did_you_mean`, as the Python
+    functions do for their options). Python 3.14's ``suggest_on_error`` does this for choices
+    only, and skcalib supports 3.10."""
+    import argparse
+
+    from .._validation import did_you_mean
+
+    class Parser(argparse.ArgumentParser):
+        def _check_value(self, action, value):  # invalid choices (the subcommand's name)
+            if action.choices is not None and isinstance(value, str) \
+                    and value not in action.choices:
+                hint = did_you_mean(value, list(action.choices))
+                if hint:
+                    choices = ", ".join(repr(c) for c in action.choices)
+                    raise argparse.ArgumentError(
+                        action, f"invalid choice: {value!r} (choose from {choices}).{hint}")
+            return super()._check_value(action, value)
+
+        def parse_args(self, args=None, namespace=None):  # unknown options
+            namespace, extras = self.parse_known_args(args, namespace)
+            if extras:
+                parser = self
+                command = getattr(namespace, "command", None)
+                for action in self._actions:  # the subcommand's parser, whose options apply
+                    if isinstance(action.choices, dict) and command in action.choices:
+                        parser = action.choices[command]
+                options = [o for a in parser._actions for o in a.option_strings]
+                hints = "".join(did_you_mean(arg.split("=")[0], options)
+                                for arg in extras if arg.startswith("-"))
+                parser.error(f"unrecognized arguments: {' '.join(extras)}.{hints}")
+            return namespace
+
+    return Parser
+
+
 class Progress:
     """Progress messages on standard error, with the time since the start.
 
@@ -76,11 +113,11 @@ def build_parser():
     from .. import __version__
     from . import _demo, _report
 
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         prog="skcalib", description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"skcalib {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _parser_class()(add_help=False)
     common.add_argument("--verbose", "-v", action="store_true",
                         help="show the progress of long steps on standard error")
     common.add_argument("--version", action="version", version=f"skcalib {__version__}")
