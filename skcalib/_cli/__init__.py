@@ -6,9 +6,9 @@ Subcommands:
   calibration report (:func:`skcalib.calibration_report`) of predictions stored in a CSV or
   Parquet file, printed, and optionally saved as HTML (``--html``) and as a figure (``--plot``);
   see :mod:`skcalib._cli._report`.
-* ``skcalib demo`` -- trains a classifier and a probabilistic regressor on data sets that ship
-  with scikit-learn, prints their reports, recalibrates them and writes the figures into a
-  folder; see :mod:`skcalib._cli._demo`.
+* ``skcalib demo`` -- trains classifiers and probabilistic regressors on data sets that ship
+  with scikit-learn, tests and recalibrates them, prints a short summary and writes the full
+  reports, figures and predictions into a folder; see :mod:`skcalib._cli._demo`.
 
 ``skcalib`` without a subcommand prints the help (the demo takes a minute and writes files, so
 it runs only when asked for). Exit status: 0 on success, 2 on a usage or data error, with the

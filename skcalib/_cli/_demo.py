@@ -4,7 +4,7 @@
    classes), split into training (50 %), recalibration (25 %) and test (25 %) parts. Gaussian
    naive Bayes (over-confident) and a random forest (under-confident) are fitted on the training
    part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
-   part is printed. Each model is then recalibrated on the recalibration part, with temperature
+   part is written to files. Each model is then recalibrated on the recalibration part, with temperature
    scaling and with the best member of the recalibrator family
    (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
    half of the recalibration part and scored by the Brier score on the other half; the best is
@@ -15,10 +15,13 @@
    scaling (``"temperature"``) and by quantile recalibration (``"quantile"``), the better one
    chosen by the CRPS on a held-out half.
 
-The figures (each report's figure; reliability diagrams, PIT histograms and quantile
-calibration curves before and after) and the test predictions of every model (as CSV files that
-``skcalib report`` reads) go into the output folder. ``--quick`` runs one model per task with
-100 resamples (a few seconds; used by the tests).
+The demo prints a short summary (a verdict per model, the scores before and after
+recalibration, which recalibrators keep the predicted class, the files, the glossary and a
+command that runs from the user's shell). The full reports (text with the recalibration
+details, and HTML), the figures (each report's figure; reliability diagrams, PIT histograms and
+quantile calibration curves before and after), the test predictions of every model (as CSV
+files that ``skcalib report`` reads) and ``next_steps.txt`` go into the output folder.
+``--quick`` runs one model per task with 100 resamples (a few seconds; used by the tests).
 """
 
 import os
@@ -37,11 +40,11 @@ __all__ = ["add_parser", "run"]
 DESCRIPTION = """\
 A tour of skcalib on data sets that ship with scikit-learn (nothing is downloaded).
 
-Fits a classifier (handwritten digits) and a probabilistic regressor (diabetes) per task,
-prints their calibration reports with the tests' p-values, recalibrates them (temperature
-scaling, and the best of the recalibrator family chosen on held-out data), shows the scores
-before and after, writes the figures and the test predictions into the output folder, and
-ends with the commands to run on your own predictions. 10 to 60 seconds (--quick: a few)."""
+Fits two classifiers (handwritten digits) and two probabilistic regressors (diabetes), tests
+their calibration, recalibrates them (temperature scaling, and the best of the recalibrator
+family chosen on held-out data) and prints a short summary: the verdicts and the scores before
+and after. The full reports (text and HTML), the figures, the test predictions and the next
+steps go into the output folder. 10 to 60 seconds (--quick: a few)."""
 
 
 def add_parser(subparsers, parents=()):
