@@ -293,7 +293,7 @@ def test_demo_prints_a_short_summary_without_undefined_terms(quick_demo):
     # what was measured, the verdicts, what recalibration did, where the files are
     assert "miscalibrated, over-confident" in out
     assert "temperature (T = " in out and "best of" in out
-    assert "Temperature scaling keeps every predicted class" in out
+    assert "Only temperature scaling keeps every predicted class" in out
     assert f"Files in {folder}" in out
 
 

@@ -367,9 +367,9 @@ def _classification(settings, out, progress):
                  [[r[0], r[1], r[2], r[3], r[4], r[6]] for r in table], "<<>>>>",
                  indent="  "))
     print(textwrap.fill(
-        "ECE: mean gap between confidence and accuracy; Brier: a proper score (lower is better). "
-        "SKCE p < 0.05: still miscalibrated. Temperature scaling keeps every predicted class "
-        "(and the accuracy); the others (vector, isotonic, ...) can change it.", WIDTH,
+        "ECE: confidence-accuracy gap; Brier: a proper score (both: lower is better); SKCE "
+        "p < 0.05: still miscalibrated. Only temperature scaling keeps every predicted class "
+        "(and the accuracy).", WIDTH,
         initial_indent="  ", subsequent_indent="  "))
     return table
 
@@ -405,17 +405,16 @@ def _short_verdict(report):
         if coverage is not None and coverage.verdict.startswith("Intervals too"):
             row = coverage["coverage 90%"]
             way = "over" if "narrow" in coverage.verdict.split(":")[0] else "under"
-            direction = (f", {way}-confident (its 90% intervals hold "
-                         f"{100 * row.value:.0f}% of the targets)")
+            direction = (f", {way}-confident (90% intervals hold {100 * row.value:.0f}% of "
+                         "targets)")
     return f"miscalibrated{direction}"
 
 
 def _print_verdicts(verdicts):
     width = max(len(title) for title, _ in verdicts) + 1
     for title, verdict in verdicts:
-        print(textwrap.fill(verdict, WIDTH, initial_indent=f"  {(title + ':').ljust(width)} ",
+        print(textwrap.fill(verdict, WIDTH + 10, initial_indent=f"  {(title + ':').ljust(width)} ",
                             subsequent_indent=" " * (width + 3)))
-    print()
 
 
 def _reliability_figure(out, key, title, y, probs, classes):
@@ -511,9 +510,8 @@ def _regression(settings, out, progress):
     print(_table(["model", "recalibration", "CRPS", "90% coverage", "PIT p-value"],
                  [[r[0], r[1], r[3], r[4], r[5]] for r in table], "<<>>>", indent="  "))
     print(textwrap.fill(
-        "CRPS: a proper score (lower is better). 90% coverage: share of targets in the central "
-        "90% intervals (0.9 if calibrated). PIT p < 0.05: still miscalibrated. Variance scaling "
-        "(temperature) keeps every predicted mean; quantile recalibration can change it.",
+        "CRPS: a proper score (lower is better); 90% coverage: 0.9 if calibrated; PIT p < 0.05: "
+        "still miscalibrated. Variance scaling (temperature) keeps every predicted mean.",
         WIDTH, initial_indent="  ", subsequent_indent="  "))
     return table
 
@@ -681,8 +679,8 @@ def run(args, progress):
     where = _shortest(folder) + os.sep
     print(textwrap.fill(
         f"skcalib demo (random_state={args.random_state}{', --quick' if args.quick else ''}): "
-        "do a model's predicted probabilities mean what they say? Models trained on data that "
-        "ship with scikit-learn are tested for calibration (level 0.05) and recalibrated.",
+        "do the models' probabilities mean what they say? Models trained on scikit-learn's "
+        "bundled data are tested for calibration (level 0.05), then recalibrated.",
         WIDTH))
     _classification(settings, out, progress)
     _regression(settings, out, progress)
