@@ -1,6 +1,7 @@
 """calibration_report: every number equals the function it comes from, the verdicts follow the
 data, and the report converts (str, HTML, dict, DataFrame) and draws (plot) what it holds."""
 
+import html
 import io
 import json
 import math
@@ -457,7 +458,7 @@ def test_html_is_self_contained(overconfident):
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "http://" not in page and "https://" not in page and "<script" not in page
     for section in report.sections:
-        assert f"<h4>{section.title}</h4>" in page
+        assert f"<h4>{html.escape(section.title)}</h4>" in page  # (mode="...": quotes)
         for row in section:
             assert f">{row.metric}</td>" in page
     assert report["kernel"].verdict.replace("=", "=")[:30] in page
