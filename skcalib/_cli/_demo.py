@@ -4,8 +4,8 @@
    classes), split into training (50 %), recalibration (25 %) and test (25 %) parts. Gaussian
    naive Bayes (over-confident) and a random forest (under-confident) are fitted on the training
    part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
-   part is written to files. Each model is then recalibrated on the recalibration part, with temperature
-   scaling and with the best member of the recalibrator family
+   part is written to files. Each model is then recalibrated on the recalibration part, with
+   temperature scaling and with the best member of the recalibrator family
    (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
    half of the recalibration part and scored by the Brier score on the other half; the best is
    refitted on all of it. A before/after table on the test part follows.
