@@ -24,6 +24,7 @@ import numpy as np
 from ._expectations import check_targets
 from ._predictions import predict_distribution
 from ._validation import (
+    check_confidence_level,
     check_labels_and_probabilities,
     check_n_bins,
     check_n_jobs,
@@ -47,8 +48,8 @@ from .metrics import (
     reliability_curve,
     smooth_ece,
 )
-from .stats import consistency_test, logistic_calibration, pit_test, skce_ci, skce_test
-from .stats._clinical import _adjust as _adjust_pvalues
+from .stats import (adjust_pvalues, consistency_test, logistic_calibration, pit_test, skce_ci,
+                    skce_test)
 
 __all__ = ["calibration_report", "CalibrationReport", "ReportSection", "ReportRow"]
 
@@ -70,6 +71,14 @@ _CSS = (".skcalib-report{font-family:sans-serif;font-size:13px;max-width:64em}"
         ".skcalib-report td.small{font-weight:bold;color:#b00}"
         ".skcalib-report .section-verdict{font-style:italic;margin-top:2px}"
         ".skcalib-report .footer{color:#555}")
+
+#: Where the report's terms (ECE, SKCE, Holm, CORP, PIT, ...) are explained; printed at its end.
+GLOSSARY = "the glossary of skcalib's documentation (docs/glossary.rst)"
+
+#: The report's last lines: how to read a p-value, and where the terms are explained.
+FOOTER = ("p-values test the null hypothesis that the model is calibrated: a small one is "
+          "evidence of miscalibration, a large one is not proof of calibration. Terms (ECE, "
+          f"SKCE, Holm, CORP, smECE, ICI, PIT, CRPS, ...) are explained in {GLOSSARY}.")
 
 #: Smallest number of predictions a report accepts.
 MIN_SAMPLES = 3
@@ -341,9 +350,7 @@ class CalibrationReport:
                 lines.append(line.rstrip())
             lines += textwrap.wrap(section.verdict, width, initial_indent="  => ",
                                    subsequent_indent="     ")
-        lines += ["", textwrap.fill(
-            "p-values test the null hypothesis that the model is calibrated: a small one is "
-            "evidence of miscalibration, a large one is not proof of calibration.", width)]
+        lines += ["", textwrap.fill(FOOTER, width)]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -417,9 +424,7 @@ class CalibrationReport:
                 parts.append("</table>")
             parts.append(f'<p class="section-verdict">{esc(section.verdict)}</p>')
         parts.append(figure)
-        parts.append('<p class="footer">p-values test the null hypothesis that the model is '
-                     "calibrated: a small one is evidence of miscalibration, a large one is not "
-                     "proof of calibration.</p></div>")
+        parts.append(f'<p class="footer">{esc(FOOTER)}</p></div>')
         return "\n".join(parts)
 
     # figures ------------------------------------------------------------------------------
@@ -582,10 +587,7 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
     # parameters first, before any work
     task = check_option(task, "task", _TASKS)
     n_bins = check_n_bins(n_bins)
-    confidence_level = check_scalar_param(confidence_level, "confidence_level", kind="float",
-                                          min_val=0.0, max_val=1.0, include_min=False)
-    if confidence_level >= 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}.")
+    confidence_level = check_confidence_level(confidence_level)
     n_resamples = check_scalar_param(n_resamples, "n_resamples", kind="int", min_val=20)
     random_state = check_random_state_param(random_state)
     n_jobs = check_n_jobs(n_jobs)
@@ -699,7 +701,7 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
     sections.append(ReportSection("accuracy", "Accuracy and confidence", rows, verdict))
 
     # binned errors ---------------------------------------------------------------------------
-    mode = "binary" if n_classes == 2 else "top-label"
+    mode = "binary" if n_classes == 2 else "top_label"  # (as calibration_error's mode= spells it)
     ece = calibration_error(y_arr, P, n_bins=n_bins, **common)
     ece_test = consistency_test(calibration_error, y_arr, P, n_resamples=n_resamples,
                                 metric_kwargs={"n_bins": n_bins}, random_state=random_state,
@@ -744,21 +746,21 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
     elif n_small:
         verdict += (f" {n_small} of the {len(curve.counts)} non-empty bins hold fewer than "
                     f"{SMALL_BIN} samples.")
-    sections.append(ReportSection("binned", f"Binned errors ({mode}, {n_bins} equal-width bins)",
-                                  rows, verdict))
+    title = f'Binned errors (mode="{mode}", {n_bins} equal-width bins)'
+    sections.append(ReportSection("binned", title, rows, verdict))
 
     # smooth errors ---------------------------------------------------------------------------
     smece, bandwidth = smooth_ece(y_arr, P, return_bandwidth=True, **common)
     ici = integrated_calibration_index(y_arr, P, **common)
-    bandwidth_note = f"bandwidth {_fmt(bandwidth)}"
+    bandwidth_note = f"smoothing bandwidth {_fmt(bandwidth)}"
     if math.isclose(bandwidth, smece, rel_tol=1e-6):  # the automatic bandwidth: not a typo
-        bandwidth_note += " (= smECE: its fixed point)"
+        bandwidth_note += " (chosen equal to the smECE: see the glossary)"
     rows = [ReportRow("smECE", smece, note=bandwidth_note),
-            ReportRow("ICI", ici, note="loess, span 0.75")]
+            ReportRow("ICI", ici, note="mean gap of a loess-smoothed curve (span 0.75)")]
     verdict = (f"The smoothed reliability curve is on average {_fmt(smece)} (smECE) and "
                f"{_fmt(ici)} (ICI) away from the diagonal. These errors are descriptive; the "
                f"tests of the other sections say whether the gap exceeds the noise.")
-    sections.append(ReportSection("smooth", f"Smooth errors ({mode})", rows, verdict))
+    sections.append(ReportSection("smooth", f'Smooth errors (mode="{mode}")', rows, verdict))
 
     # kernel test -------------------------------------------------------------------------------
     sections.append(_kernel_section(y_arr, P, common, n, confidence_level, n_resamples,
@@ -769,33 +771,38 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
     corp = corp_decomposition(y_arr, P, **common)
     logloss = log_score(y_arr, P, **common)
     rows = [ReportRow("Brier score", brier),
-            ReportRow("Brier miscalibration", corp.mcb, note="CORP MCB (reliability)"),
-            ReportRow("Brier discrimination", corp.dsc, note="CORP DSC (resolution)"),
-            ReportRow("Brier uncertainty", corp.unc, note="CORP UNC"),
+            ReportRow("Brier miscalibration", corp.mcb,
+                      note="MCB: what recalibration could remove; 0 if calibrated"),
+            ReportRow("Brier discrimination", corp.dsc,
+                      note="DSC: how well the predictions sort the outcomes"),
+            ReportRow("Brier uncertainty", corp.unc,
+                      note="UNC: score of always predicting the class frequencies"),
             ReportRow("log loss", logloss,
                       note="" if n_classes == 2 else "not decomposed for more than 2 classes")]
     if n_classes == 2:
         corp_log = corp_decomposition(y_arr, P, score="log", **common)
-        rows += [ReportRow("log loss miscalibration", corp_log.mcb, note="CORP MCB"),
-                 ReportRow("log loss discrimination", corp_log.dsc, note="CORP DSC"),
-                 ReportRow("log loss uncertainty", corp_log.unc, note="CORP UNC")]
+        rows += [ReportRow("log loss miscalibration", corp_log.mcb, note="MCB"),
+                 ReportRow("log loss discrimination", corp_log.dsc, note="DSC"),
+                 ReportRow("log loss uncertainty", corp_log.unc, note="UNC")]
     share = corp.mcb / brier if brier > 0 else 0.0
-    verdict = (f"Miscalibration accounts for {_pct(share)} of the Brier score (MCB "
-               f"{_fmt(corp.mcb)} of {_fmt(brier)}); discrimination DSC {_fmt(corp.dsc)} against "
-               f"uncertainty {_fmt(corp.unc)}. MCB is the score that isotonic recalibration "
-               f"would remove on these data (an optimistic, in-sample figure).")
-    sections.append(ReportSection("scores", "Proper scores (CORP decomposition)", rows,
-                                  verdict))
+    verdict = (f"Score = MCB - DSC + UNC (CORP decomposition). Miscalibration accounts for "
+               f"{_pct(share)} of the Brier score (MCB {_fmt(corp.mcb)} of {_fmt(brier)}); "
+               f"discrimination DSC {_fmt(corp.dsc)} against uncertainty {_fmt(corp.unc)}. MCB is "
+               f"the score that isotonic recalibration would remove on these data (an "
+               f"optimistic, in-sample figure). Lower scores are better.")
+    sections.append(ReportSection("scores", "Proper scores (lower is better) and their "
+                                  "decomposition", rows, verdict))
 
     # logistic calibration ------------------------------------------------------------------------
     sections.append(_logistic_section(y_arr, P, common, classes, confidence_level))
 
-    tests = [("SKCE test", sections[3]["SKCE"].pvalue),
-             ("ECE consistency test", ece_test.pvalue)]
+    tests = [("SKCE test", sections[3]["SKCE"].pvalue, "kernel", "SKCE"),
+             ("ECE consistency test", ece_test.pvalue, "binned", "ECE")]
     lr = _find_row(sections[-1], "likelihood-ratio test")
     if lr is not None:
-        tests.append(("logistic calibration test", lr.pvalue))
-    verdict = _overall_verdict(tests, alpha, n)
+        tests.append(("logistic calibration test", lr.pvalue, "logistic",
+                      "likelihood-ratio test"))
+    verdict = _combine_tests(sections, tests, alpha, n)
     data = {"y": y_arr, "probs": P, "classes": np.asarray(classes), "n_bins": n_bins,
             "confidence_level": confidence_level}
     return CalibrationReport(task="classification", sections=sections, verdict=verdict,
@@ -822,12 +829,19 @@ def _kernel_section(y, pred, common, n, confidence_level, n_resamples, random_st
         ci = skce_ci(y, pred, confidence_level=confidence_level, random_state=random_state,
                      n_jobs=n_jobs, **common)
         low, high = ci.confidence_interval
-        note = f"unbiased; p: {test.method} test"
-    rows = [ReportRow("SKCE", test.estimate, low, high, test.pvalue, note=note)]
+        note = f"unbiased estimate; p: {test.method} test"
+    # The SKCE is a squared error (>= 0) and its interval is cut at 0; the unbiased estimate can
+    # be negative (near calibration, about half of the time). It is shown cut at 0 too, so that
+    # the interval contains the number printed beside it, and the note gives its own value.
+    estimate = max(float(test.estimate), 0.0)
+    if test.estimate < 0:
+        note += (f"; unbiased estimate {_fmt(test.estimate)} shown as 0 (the SKCE is >= 0, "
+                 f"its interval is cut at 0 alike)")
+    rows = [ReportRow("SKCE", estimate, low, high, test.pvalue, note=note)]
     p = _p_phrase(test.pvalue, test.n_resamples)
     if test.pvalue < alpha:
         verdict = (f"Miscalibrated: the SKCE test rejects calibration ({p}, n = {n}); SKCE "
-                   f"{_fmt(test.estimate)} [{_fmt(low)}, {_fmt(high)}].")
+                   f"{_fmt(estimate)} [{_fmt(low)}, {_fmt(high)}].")
         if low <= 0:
             verdict += (" The normal interval is conservative near calibration, so it can "
                         "reach 0 when the test rejects.")
@@ -883,8 +897,10 @@ def _logistic_section(y, P, common, classes, confidence_level):
                           note=f"{len(fits)} classes (Holm)"))
     verdict = _logistic_verdict(fits, pvalue, alpha, level)
     if failed:
-        verdict += (f" Left out (no finite fit): class{'es' if len(failed) > 1 else ''} "
-                    f"{', '.join(str(c) for c, _ in failed)}.")
+        verdict += (f" Left out: class{'es' if len(failed) > 1 else ''} "
+                    f"{', '.join(str(c) for c, _ in failed)}, whose logistic fit has no finite "
+                    f"solution (the predictions separate the class from the others perfectly, "
+                    f"or the class is absent).")
     return ReportSection("logistic", title, rows, verdict)
 
 
@@ -959,8 +975,8 @@ def _logistic_verdict(fits, pvalue, alpha, level):
 
 
 def _holm(pvalues):
-    """Holm's step-down adjusted p-values, in the input order (``stats``' one implementation)."""
-    return _adjust_pvalues(pvalues, "holm")
+    """Holm's step-down adjusted p-values, in the input order."""
+    return adjust_pvalues(pvalues, method="holm")
 
 
 def _fmt_ci(value, ci):
@@ -999,7 +1015,7 @@ def _regression_report(predictions, y, name, *, n_bins, confidence_level, n_resa
     verdict = ("Lower is better; the scores compare models on the same data and mix "
                "calibration with sharpness, so they are no test of calibration.")
     sections.append(ReportSection("scores", "Proper scores", rows, verdict))
-    tests = [("SKCE test", sections[0]["SKCE"].pvalue)]
+    tests = [("SKCE test", sections[0]["SKCE"].pvalue, "kernel", "SKCE")]
 
     if univariate:
         # PIT -------------------------------------------------------------------------------------
@@ -1034,7 +1050,7 @@ def _regression_report(predictions, y, name, *, n_bins, confidence_level, n_resa
                         f"{'low' if mean_pit > 0.5 else 'high'}.")
         sections.append(ReportSection("pit", "Probability integral transform (PIT)", rows,
                                       verdict))
-        tests.append(("PIT test", ks.pvalue))
+        tests.append(("PIT test", ks.pvalue, "pit", "KS statistic"))
 
         # coverage ------------------------------------------------------------------------------
         coverage = np.atleast_1d(interval_coverage(y_arr, dist, levels=COVERAGE_LEVELS))
@@ -1068,7 +1084,7 @@ def _regression_report(predictions, y, name, *, n_bins, confidence_level, n_resa
             verdict = (f"Coverage consistent with the nominal levels (binomial tests at "
                        f"{', '.join(_pct(v) for v in COVERAGE_LEVELS)}, Bonferroni-adjusted: "
                        f"all p >= {_fmt(alpha)}).")
-        tests.append(("coverage test", min(adjusted)))
+        tests.append(("coverage test", min(adjusted), "coverage", None))
         sections.append(ReportSection("coverage", "Interval coverage", rows, verdict))
 
         # quantile calibration -----------------------------------------------------------------
@@ -1084,7 +1100,7 @@ def _regression_report(predictions, y, name, *, n_bins, confidence_level, n_resa
                    f"noise.")
         sections.append(ReportSection("quantile", "Quantile calibration", rows, verdict))
 
-    verdict = _overall_verdict(tests, alpha, n)
+    verdict = _combine_tests(sections, tests, alpha, n)
     if not univariate:
         verdict += (" PIT, coverage and quantile calibration are defined for univariate "
                     "predictions only and are left out.")
@@ -1107,8 +1123,8 @@ def _plot_classification(figure, data, name):
     reliability = ReliabilityDisplay.from_predictions(
         y, P, labels=classes, n_bins=data["n_bins"], band="clopper-pearson",
         confidence_level=data["confidence_level"], name=name, ax=ax1)
-    mode = reliability.curves[0].mode.replace("_", "-")
-    ax1.set_title(f"Reliability diagram ({mode}, {data['n_bins']} bins)")
+    mode = reliability.curves[0].mode  # (spelled as mode= accepts it)
+    ax1.set_title(f'Reliability diagram (mode="{mode}", {data["n_bins"]} bins)')
     smooth = SmoothReliabilityDisplay.from_predictions(y, P, labels=classes, name=name, ax=ax2)
     ax2.set_title("Smooth reliability diagram")
     return [reliability, smooth]
@@ -1172,6 +1188,35 @@ def _find_row(section, metric):
         if row.metric == metric:
             return row
     return None
+
+
+def _combine_tests(sections, tests, alpha, n):
+    """The overall verdict from ``tests`` (``[(name, pvalue, section key, metric or None)]``),
+    and each test's Holm-adjusted p-value written into its section (the row's note and the
+    verdict), so that a section and the overall verdict tell one story: a section whose test
+    rejects on its own but not after the adjustment says so, and why the overall verdict leaves
+    it out."""
+    m = len(tests)
+    if m > 1:
+        adjusted = _holm([t[1] for t in tests])
+        by_key = {section.key: section for section in sections}
+        for (name, p, key, metric), a in zip(tests, adjusted):
+            section = by_key[key]
+            row = _find_row(section, metric) if metric is not None else None
+            if row is not None:
+                row.note += f"; Holm-adjusted over {m} tests: {_fmt_p(a)}"
+            adjusted_text = f"Adjusted for the report's {m} tests (Holm), {_p_phrase(a)}"
+            if p < alpha <= a:
+                if section.verdict.startswith("Miscalibrated:"):
+                    section.verdict = ("Miscalibrated on this test alone:"
+                                       + section.verdict[len("Miscalibrated:"):])
+                section.verdict += (f" {adjusted_text}, not below {_fmt(alpha)}: with {m} "
+                                    f"tests a p-value this small is expected by chance more "
+                                    f"often than {_fmt(alpha)}, so the overall "
+                                    f"verdict does not count this one.")
+            elif p < alpha:
+                section.verdict += f" {adjusted_text}: still below {_fmt(alpha)}."
+    return _overall_verdict([(t[0], t[1]) for t in tests], alpha, n)
 
 
 def _overall_verdict(tests, alpha, n):

@@ -579,9 +579,9 @@ def demo_run(tmp_path_factory):
     return code, out.getvalue(), err.getvalue(), folder
 
 
-def _table_row(text, title, label):
-    """The cells of row ``label`` in the before/after table of ``title``."""
-    start = text.index(f"{title}: before and after recalibration")
+def _table_row(text, label):
+    """The cells of row ``label`` in the before/after table of a model's report file."""
+    start = text.index("Before and after recalibration")
     for line in text[start:].splitlines():
         if line.startswith(label):
             return re.split(r"\s{2,}", line.strip())
@@ -596,22 +596,33 @@ def test_demo_writes_figures_and_predictions(demo_run):
                 "digits_gaussian_nb_predictions.csv", "diabetes_gaussian_process_report.png",
                 "diabetes_gaussian_process_pit.png", "diabetes_gaussian_process_quantiles.png",
                 "diabetes_gaussian_process_predictions.csv"}
+    expected |= {"digits_gaussian_nb_report.txt", "digits_gaussian_nb_report.html",
+                 "diabetes_gaussian_process_report.txt", "diabetes_gaussian_process_report.html",
+                 "next_steps.txt"}
     assert expected <= files
     for name in files:
         if name.endswith(".png"):
             assert (folder / name).read_bytes()[:8] == PNG_MAGIC
-            assert name in out  # every file is listed with what it shows
+    # the kinds of file are listed with what they hold
+    for pattern in ("*_report.txt, *_report.html", "*.png", "*_predictions.csv",
+                    "next_steps.txt"):
+        assert pattern in out
     assert str(folder) in out
 
 
 def test_demo_prints_reports_tables_and_next_steps(demo_run):
     _, out, _, folder = demo_run
-    assert out.count("Calibration report for") >= 2  # a classifier's and a regressor's
+    # the full reports are in files, a classifier's and a regressor's, text and HTML
+    for stem in ("digits_gaussian_nb", "diabetes_gaussian_process"):
+        assert (folder / f"{stem}_report.txt").read_text().startswith("Calibration report for")
+        assert "Calibration report for" in (folder / f"{stem}_report.html").read_text()
+    assert "Calibration report for" not in out
     assert "SKCE p-value" in out and "PIT p-value" in out
     assert "temperature (T = " in out and "temperature (variance x " in out
-    assert "Next steps, on your own data" in out
-    assert "skcalib report my_predictions.csv --target y --proba-cols" in out
-    assert "--mean-col mean --std-col std" in out
+    steps = (folder / "next_steps.txt").read_text()
+    assert "Next steps, on your own data" in steps
+    assert " report my_predictions.csv --target y --proba-cols" in steps
+    assert "--mean-col mean --std-col std" in steps
 
 
 def test_demo_table_is_the_metrics_of_the_saved_predictions(demo_run):
@@ -621,7 +632,8 @@ def test_demo_table_is_the_metrics_of_the_saved_predictions(demo_run):
                          names=True)
     y = rows["y"].astype(int)
     P = np.column_stack([rows[f"p_{c}"] for c in range(10)])
-    cells = _table_row(out, "Gaussian naive Bayes", "none")
+    text = (folder / "digits_gaussian_nb_report.txt").read_text()
+    cells = _table_row(text, "none")
     assert float(cells[2]) == pytest.approx(skcalib.calibration_error(y, P, labels=np.arange(10)),
                                             abs=5e-5)
     assert float(cells[3]) == pytest.approx(skcalib.brier_score(y, P, labels=np.arange(10)),
@@ -632,21 +644,22 @@ def test_demo_table_is_the_metrics_of_the_saved_predictions(demo_run):
     # naive Bayes is badly calibrated on digits: the test rejects it
     assert pvalue < 0.05
     # the best recalibrator of the family was chosen by the held-out Brier score printed above
-    listing = out[out.index("Brier score on the other half"):].split("\n\n")[0]
+    listing = text[text.index("Brier score on the other half"):].split("\n\n")[0]
     scores = re.findall(r"(\w+) (\d\.\d{4})", listing)
     # every method but matrix scaling, which is Dirichlet calibration on probabilities
     assert len(scores) == len(skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS) - 1
     assert [float(s) for _, s in scores] == sorted(float(s) for _, s in scores)
     best = scores[0][0]
-    assert f"{best} (best of" in out
+    assert f"{best}, best of" in text and f"{best}, best of" in out
 
 
 def test_demo_next_command_runs(capsys, demo_run):
     _, out, _, _ = demo_run
     line = next(line.strip() for line in out.splitlines()
-                if line.strip().startswith("skcalib report") and "predictions.csv" in line
+                if " report " in line and "predictions.csv --target" in line
                 and "my_predictions" not in line)
-    argv = shlex.split(line)[2:]
+    argv = shlex.split(line)
+    argv = argv[argv.index("report") + 1:]
     code, report, _ = run(capsys, "report", *argv, *FAST)
     assert code == 0 and "Calibration report for digits_gaussian_nb_predictions.csv" in report
 
@@ -668,7 +681,8 @@ def test_demo_next_steps_code_keeps_targets_in_row_order(demo_run, tmp_path):
     """Step 1's classifier lines, run with a pandas Series whose index is shuffled (as after
     train_test_split of a DataFrame), must put each target beside its own predictions."""
     import pandas
-    _, out, _, _ = demo_run
+    _, _, _, folder = demo_run
+    out = (folder / "next_steps.txt").read_text()
     step = out[out.index("1. Save your model's"):out.index("2. Report on them")]
     lines = [line.split("#")[0].strip() for line in step.splitlines()[1:]]
     classifier = [line for line in lines if line.startswith(("P =", "frame"))][:2]
@@ -692,8 +706,9 @@ def test_demo_next_steps_code_keeps_targets_in_row_order(demo_run, tmp_path):
 def test_demo_lists_dirichlet_once_for_probability_models(demo_run):
     """Naive Bayes has no decision_function: matrix scaling of its log-probabilities is
     Dirichlet calibration, so only one of the two is fitted and listed."""
-    _, out, _, _ = demo_run
-    family = out[out.index("Brier score"):out.index("Next steps")]
+    _, _, _, folder = demo_run
+    text = (folder / "digits_gaussian_nb_report.txt").read_text()
+    family = text[text.index("Recalibrators fitted on"):text.index("Before and after")]
     assert "dirichlet" in family and "matrix" not in family
 
 

@@ -6,9 +6,9 @@ Subcommands:
   calibration report (:func:`skcalib.calibration_report`) of predictions stored in a CSV or
   Parquet file, printed, and optionally saved as HTML (``--html``) and as a figure (``--plot``);
   see :mod:`skcalib._cli._report`.
-* ``skcalib demo`` -- trains a classifier and a probabilistic regressor on data sets that ship
-  with scikit-learn, prints their reports, recalibrates them and writes the figures into a
-  folder; see :mod:`skcalib._cli._demo`.
+* ``skcalib demo`` -- trains classifiers and probabilistic regressors on data sets that ship
+  with scikit-learn, tests and recalibrates them, prints a short summary and writes the full
+  reports, figures and predictions into a folder; see :mod:`skcalib._cli._demo`.
 
 ``skcalib`` without a subcommand prints the help (the demo takes a minute and writes files, so
 it runs only when asked for). Exit status: 0 on success, 2 on a usage or data error, with the
@@ -29,6 +29,43 @@ Measure, test and repair the calibration of probabilistic models.
   skcalib report FILE --target ...  the calibration report of your own predictions
 
 Run 'skcalib COMMAND --help' for the options of a command."""
+
+
+def _parser_class():
+    """``argparse.ArgumentParser`` that suggests the closest option or choice of a mistyped one
+    ("Did you mean '--n-bins'?", by :func:`skcalib._validation.did_you_mean`, as the Python
+    functions do for their options). Python 3.14's ``suggest_on_error`` does this for choices
+    only, and skcalib supports 3.10."""
+    import argparse
+
+    from .._validation import did_you_mean
+
+    class Parser(argparse.ArgumentParser):
+        def _check_value(self, action, value):  # invalid choices (the subcommand's name)
+            if action.choices is not None and isinstance(value, str) \
+                    and value not in action.choices:
+                hint = did_you_mean(value, list(action.choices))
+                if hint:
+                    choices = ", ".join(repr(c) for c in action.choices)
+                    raise argparse.ArgumentError(
+                        action, f"invalid choice: {value!r} (choose from {choices}).{hint}")
+            return super()._check_value(action, value)
+
+        def parse_args(self, args=None, namespace=None):  # unknown options
+            namespace, extras = self.parse_known_args(args, namespace)
+            if extras:
+                parser = self
+                command = getattr(namespace, "command", None)
+                for action in self._actions:  # the subcommand's parser, whose options apply
+                    if isinstance(action.choices, dict) and command in action.choices:
+                        parser = action.choices[command]
+                options = [o for a in parser._actions for o in a.option_strings]
+                hints = "".join(did_you_mean(arg.split("=")[0], options)
+                                for arg in extras if arg.startswith("-"))
+                parser.error(f"unrecognized arguments: {' '.join(extras)}.{hints}")
+            return namespace
+
+    return Parser
 
 
 class Progress:
@@ -76,11 +113,11 @@ def build_parser():
     from .. import __version__
     from . import _demo, _report
 
-    parser = argparse.ArgumentParser(
+    parser = _parser_class()(
         prog="skcalib", description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"skcalib {__version__}")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _parser_class()(add_help=False)
     common.add_argument("--verbose", "-v", action="store_true",
                         help="show the progress of long steps on standard error")
     common.add_argument("--version", action="version", version=f"skcalib {__version__}")

@@ -4,8 +4,8 @@
    classes), split into training (50 %), recalibration (25 %) and test (25 %) parts. Gaussian
    naive Bayes (over-confident) and a random forest (under-confident) are fitted on the training
    part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
-   part is printed. Each model is then recalibrated on the recalibration part, with temperature
-   scaling and with the best member of the recalibrator family
+   part is written to files. Each model is then recalibrated on the recalibration part, with
+   temperature scaling and with the best member of the recalibrator family
    (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
    half of the recalibration part and scored by the Brier score on the other half; the best is
    refitted on all of it. A before/after table on the test part follows.
@@ -15,15 +15,19 @@
    scaling (``"temperature"``) and by quantile recalibration (``"quantile"``), the better one
    chosen by the CRPS on a held-out half.
 
-The figures (each report's figure; reliability diagrams, PIT histograms and quantile
-calibration curves before and after) and the test predictions of every model (as CSV files that
-``skcalib report`` reads) go into the output folder. ``--quick`` runs one model per task with
-100 resamples (a few seconds; used by the tests).
+The demo prints a short summary (a verdict per model, the scores before and after
+recalibration, which recalibrators keep the predicted class, the files, the glossary and a
+command that runs from the user's shell). The full reports (text with the recalibration
+details, and HTML), the figures (each report's figure; reliability diagrams, PIT histograms and
+quantile calibration curves before and after), the test predictions of every model (as CSV
+files that ``skcalib report`` reads) and ``next_steps.txt`` go into the output folder.
+``--quick`` runs one model per task with 100 resamples (a few seconds; used by the tests).
 """
 
 import os
 import re
 import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -36,11 +40,11 @@ __all__ = ["add_parser", "run"]
 DESCRIPTION = """\
 A tour of skcalib on data sets that ship with scikit-learn (nothing is downloaded).
 
-Fits a classifier (handwritten digits) and a probabilistic regressor (diabetes) per task,
-prints their calibration reports with the tests' p-values, recalibrates them (temperature
-scaling, and the best of the recalibrator family chosen on held-out data), shows the scores
-before and after, writes the figures and the test predictions into the output folder, and
-ends with the commands to run on your own predictions. 10 to 60 seconds (--quick: a few)."""
+Fits two classifiers (handwritten digits) and two probabilistic regressors (diabetes), tests
+their calibration, recalibrates them (temperature scaling, and the best of the recalibrator
+family chosen on held-out data) and prints a short summary: the verdicts and the scores before
+and after. The full reports (text and HTML), the figures, the test predictions and the next
+steps go into the output folder. 10 to 60 seconds (--quick: a few)."""
 
 
 def add_parser(subparsers, parents=()):
@@ -138,6 +142,18 @@ class _Output:
             plt.close(fig)
         self.written.append((name, what))
 
+    def text(self, name, text, what):
+        with open(self.path(name), "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+        self.written.append((name, what))
+
+    def report(self, report, stem, title, details):
+        """The full report of a model as text (with ``details``: the recalibration) and HTML."""
+        self.text(f"{stem}_report.txt", f"{report}\n\n{details}",
+                  f"{title}: full calibration report and recalibration")
+        self.text(f"{stem}_report.html", report.to_html(include_plot=self.can_draw),
+                  f"{title}: full calibration report (HTML)")
+
     def csv(self, name, header, columns, what):
         import csv
 
@@ -164,16 +180,16 @@ def _pvalue(p):
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _table(header, rows, aligns):
+def _table(header, rows, aligns, indent=""):
     widths = [max(len(str(r[j])) for r in [header] + rows) for j in range(len(header))]
 
     def fmt(row):
         cells = [str(c).ljust(w) if a == "<" else str(c).rjust(w)
                  for c, w, a in zip(row, widths, aligns)]
-        return "  ".join(cells).rstrip()
+        return indent + "  ".join(cells).rstrip()
 
     line = fmt(header)
-    return "\n".join([line, "-" * len(line)] + [fmt(r) for r in rows])
+    return "\n".join([line, indent + "-" * (len(line) - len(indent))] + [fmt(r) for r in rows])
 
 
 def _fit_quietly(estimator, X, y):
@@ -182,6 +198,10 @@ def _fit_quietly(estimator, X, y):
         warnings.simplefilter("always")
         estimator.fit(X, y)
     return [str(w.message).split("\n")[0] for w in caught]
+
+
+#: Width of the printed summary.
+WIDTH = 100
 
 
 def _heading(text, char="="):
@@ -266,20 +286,18 @@ def _classification(settings, out, progress):
     seed = settings["seed"]
     X, y = load_digits(return_X_y=True)
     X_train, y_train, X_cal, y_cal, X_test, y_test = _split(X, y, seed, stratify=True)
-    print(_heading(f"1. Classification: handwritten digits ({X.shape[0]} images of 8x8 pixels, "
-                   f"{np.unique(y).size} classes)"))
-    print(f"split: {len(y_train)} to train, {len(y_cal)} to recalibrate, {len(y_test)} to test "
-          "(stratified); every number below is on the test split.")
+    print(_heading(f"1. Classifiers of handwritten digits ({np.unique(y).size} classes; "
+                   f"{len(y_train)} to train, {len(y_cal)} to recalibrate, {len(y_test)} to "
+                   "test)"))
     models = _classifiers(seed)[:settings["n_models"]]
-    summary = []
+    verdicts, table = [], []
     for key, title, model in models:
         progress(f"fitting {title}")
         model.fit(X_train, y_train)
         classes = model.classes_
         progress(f"calibration report of {title}")
         report = _report(model, X_test, y_test, settings, title)
-        print(_heading(f"{title}: calibration report before recalibration", "-"))
-        print(report)
+        verdicts.append((title, _short_verdict(report)))
         if out.can_draw:
             out.figure(report.plot(), f"digits_{key}_report.png",
                        f"{title}: report figure")
@@ -304,19 +322,17 @@ def _classification(settings, out, progress):
                           lambda est, Xs, ys: brier_score(ys, est.predict_proba(Xs),
                                                           labels=classes),
                           seed, True, progress)
-        print()
-        print(_candidates_text(results, "Brier score"))
         best_name = results[0][0]
         best = RecalibratedClassifier(frozen, recalibrator=best_name)
         _fit_quietly(best, X_cal, y_cal)
 
         T = temperature.recalibrators_[0].temperature_
-        family = f"(best of {len(results)})"
+        family = f"best of {len(results)}"
         variants = [("none", model), (f"temperature (T = {T:.2f})", temperature)]
         if best_name == "temperature":
-            variants[1] = (f"{variants[1][0]} {family}", temperature)
+            variants[1] = (f"{variants[1][0]}, {family}", temperature)
         else:
-            variants.append((f"{best_name} {family}", best))
+            variants.append((f"{best_name}, {family}", best))
         rows, probs = [], {}
         for label, est in variants:
             progress(f"scoring {label}")
@@ -330,14 +346,14 @@ def _classification(settings, out, progress):
                          f"{brier_score(y_test, Pv, labels=classes):.4f}",
                          f"{log_score(y_test, Pv, labels=classes):.4f}",
                          _pvalue(test.pvalue)])
-        print(_heading(f"{title}: before and after recalibration (test split)", "-"))
-        print(_table(["recalibration", "accuracy", "ECE", "Brier", "log loss", "SKCE p-value"],
-                     rows, "<>>>>>"))
-        print("ECE: top-label, 15 bins. Brier, log loss: proper scores (calibration and "
-              "sharpness). SKCE p-value:\nthe bootstrap test of 'calibrated' "
-              f"({settings['n_resamples']} resamples); below 0.05 is evidence of "
-              "miscalibration.")
-        summary.append((title, rows))
+        table += [[title if i == 0 else ""] + row for i, row in enumerate(rows)]
+        details = "\n\n".join([
+            _candidates_text(results, "Brier score"),
+            "Before and after recalibration (test split)\n" + _table(
+                ["recalibration", "accuracy", "ECE", "Brier", "log loss", "SKCE p-value"],
+                rows, "<>>>>>"),
+            CLASSIFIER_TABLE_NOTE.format(n_resamples=settings["n_resamples"])])
+        out.report(report, f"digits_{key}", title, details)
         if out.can_draw:
             progress(f"figures of {title}")
             _reliability_figure(out, key, title, y_test, probs, classes)
@@ -346,7 +362,59 @@ def _classification(settings, out, progress):
             after = _report(best, X_test, y_test, settings, f"{title} + {best_name}")
             out.figure(after.plot(), f"digits_{key}_{best_name}_report.png",
                        f"{title}: report figure after {best_name}")
-    return summary
+    _print_verdicts(verdicts)
+    print(_table(["model", "recalibration", "accuracy", "ECE", "Brier", "SKCE p-value"],
+                 [[r[0], r[1], r[2], r[3], r[4], r[6]] for r in table], "<<>>>>",
+                 indent="  "))
+    print(textwrap.fill(
+        "ECE: confidence-accuracy gap; Brier: a proper score (both: lower is better); SKCE "
+        "p < 0.05: still miscalibrated. Only temperature scaling keeps every predicted class "
+        "(and the accuracy).", WIDTH,
+        initial_indent="  ", subsequent_indent="  "))
+    return table
+
+
+CLASSIFIER_TABLE_NOTE = """\
+ECE: mode="top_label", 15 bins. Brier, log loss: proper scores (calibration and sharpness; lower
+is better). SKCE p-value: the bootstrap test of 'calibrated' ({n_resamples} resamples); below
+0.05 is evidence of miscalibration. Temperature scaling divides the logits by one number T, so
+it keeps the order of the classes of every prediction: the predicted class and the accuracy
+never change. The other recalibrators map each class's probability separately (platt, beta,
+isotonic, histogram, scaling_binning, venn_abers) or mix the classes (vector, matrix,
+dirichlet), and can change the predicted class."""
+
+
+def _short_verdict(report):
+    """One line from a report: calibrated or not, in which direction, and how many tests
+    reject after Holm's adjustment."""
+    tests = [s for s in report.sections if s.key in ("kernel", "binned", "logistic", "pit",
+                                                      "coverage")]
+    rejecting = report.verdict.startswith("Evidence")
+    if not rejecting:
+        return "no evidence of miscalibration (not a proof: see its report)"
+    direction = ""
+    if report.task == "classification":
+        acc = report["accuracy"]
+        confidence, accuracy = acc["mean confidence"].value, acc["accuracy"].value
+        if acc.verdict.startswith(("Over-confident", "Under-confident")):
+            sign = ">" if acc.verdict.startswith("Over") else "<"
+            direction = (f", {acc.verdict.split(' ')[0].lower()} (mean confidence "
+                         f"{confidence:.3g} {sign} accuracy {accuracy:.3g})")
+    else:
+        coverage = next((s for s in tests if s.key == "coverage"), None)
+        if coverage is not None and coverage.verdict.startswith("Intervals too"):
+            row = coverage["coverage 90%"]
+            way = "over" if "narrow" in coverage.verdict.split(":")[0] else "under"
+            direction = (f", {way}-confident (90% intervals hold {100 * row.value:.0f}% of "
+                         "targets)")
+    return f"miscalibrated{direction}"
+
+
+def _print_verdicts(verdicts):
+    width = max(len(title) for title, _ in verdicts) + 1
+    for title, verdict in verdicts:
+        print(textwrap.fill(verdict, WIDTH + 10, initial_indent=f"  {(title + ':').ljust(width)} ",
+                            subsequent_indent=" " * (width + 3)))
 
 
 def _reliability_figure(out, key, title, y, probs, classes):
@@ -378,19 +446,16 @@ def _regression(settings, out, progress):
     seed = settings["seed"]
     X, y = load_diabetes(return_X_y=True)
     X_train, y_train, X_cal, y_cal, X_test, y_test = _split(X, y, seed, stratify=False)
-    print(_heading(f"2. Regression: diabetes progression ({X.shape[0]} patients, "
-                   f"{X.shape[1]} features)"))
-    print(f"split: {len(y_train)} to train, {len(y_cal)} to recalibrate, {len(y_test)} to test; "
-          "the models predict normal distributions.")
+    print(_heading(f"2. Probabilistic regressors of diabetes progression ({len(y_train)} to "
+                   f"train, {len(y_cal)} to recalibrate, {len(y_test)} to test)"))
     models = _regressors(seed)[:settings["n_models"]]
-    summary = []
+    verdicts, table = [], []
     for key, title, model in models:
         progress(f"fitting {title}")
         _fit_quietly(model, X_train, y_train)
         progress(f"calibration report of {title}")
         report = _report(model, X_test, y_test, settings, title)
-        print(_heading(f"{title}: calibration report before recalibration", "-"))
-        print(report)
+        verdicts.append((title, _short_verdict(report)))
         if out.can_draw:
             out.figure(report.plot(), f"diabetes_{key}_report.png",
                        f"{title}: report figure")
@@ -406,8 +471,6 @@ def _regression(settings, out, progress):
         results = _select(candidates, X_cal, y_cal,
                           lambda est, Xs, ys: crps(ys, predict_distribution(est, Xs)),
                           seed, False, progress)
-        print()
-        print(_candidates_text(results, "CRPS"))
         best_name = results[0][0]
         fitted = {}
         for name, est in candidates:
@@ -428,23 +491,38 @@ def _regression(settings, out, progress):
                                    random_state=seed).pvalue
             except (TypeError, ValueError):
                 skce_p = None  # (quantile-recalibrated predictions have no Wasserstein kernel)
-            chosen = " (best of 2)" if label.split(" ")[0] == best_name else ""
+            chosen = ", best of 2" if label.split(" ")[0] == best_name else ""
             rows.append([label + chosen, f"{nll(y_test, d):.3f}", f"{crps(y_test, d):.2f}",
                          f"{float(interval_coverage(y_test, d, levels=0.9)):.3f}",
                          _pvalue(pit_test(y_test, d).pvalue), _pvalue(skce_p)])
-        print(_heading(f"{title}: before and after recalibration (test split)", "-"))
-        print(_table(["recalibration", "NLL", "CRPS", "90% coverage", "PIT p-value",
-                      "SKCE p-value"], rows, "<>>>>>"))
-        print("NLL, CRPS: proper scores (lower is better). 90% coverage: fraction of targets in "
-              "the central 90%\ninterval. PIT p-value: Kolmogorov-Smirnov test of uniform PIT "
-              "values; SKCE p-value: the\nbootstrap SKCE test (n/a: the Wasserstein kernel is not "
-              "defined for quantile-recalibrated\npredictions). Below 0.05 is evidence of "
-              "miscalibration.")
-        summary.append((title, rows))
+        table += [[title if i == 0 else ""] + row for i, row in enumerate(rows)]
+        details = "\n\n".join([
+            _candidates_text(results, "CRPS"),
+            "Before and after recalibration (test split)\n" + _table(
+                ["recalibration", "NLL", "CRPS", "90% coverage", "PIT p-value", "SKCE p-value"],
+                rows, "<>>>>>"),
+            REGRESSOR_TABLE_NOTE])
+        out.report(report, f"diabetes_{key}", title, details)
         if out.can_draw:
             progress(f"figures of {title}")
             _regression_figures(out, key, title, y_test, dists)
-    return summary
+    _print_verdicts(verdicts)
+    print(_table(["model", "recalibration", "CRPS", "90% coverage", "PIT p-value"],
+                 [[r[0], r[1], r[3], r[4], r[5]] for r in table], "<<>>>", indent="  "))
+    print(textwrap.fill(
+        "CRPS: a proper score (lower is better); 90% coverage: 0.9 if calibrated; PIT p < 0.05: "
+        "still miscalibrated. Variance scaling (temperature) keeps every predicted mean.",
+        WIDTH, initial_indent="  ", subsequent_indent="  "))
+    return table
+
+
+REGRESSOR_TABLE_NOTE = """\
+NLL, CRPS: proper scores (lower is better). 90% coverage: fraction of targets in the central 90%
+interval. PIT p-value: Kolmogorov-Smirnov test of uniform PIT values; SKCE p-value: the
+bootstrap SKCE test (n/a: not available for quantile-recalibrated predictions). Below 0.05 is
+evidence of miscalibration. Variance scaling (temperature) multiplies each predicted variance by
+one number and keeps the predicted mean; quantile recalibration maps every predicted quantile
+and so changes the mean too."""
 
 
 def _regression_figures(out, key, title, y, dists):
@@ -485,17 +563,87 @@ Next steps, on your own data
      frame = pandas.DataFrame({{"y": numpy.asarray(y_test), "mean": mean, "std": std}})
      frame.to_csv("my_predictions.csv", index=False)                   # or .to_parquet(...)
 2. Report on them (text on screen; --html and --plot also save a page and a figure):
-     skcalib report my_predictions.csv --target y --proba-cols 'p_*' --html report.html
-     skcalib report my_predictions.csv --target y --mean-col mean --std-col std --plot report.png
-   For example, on predictions this demo just saved:
+     {command} report my_predictions.csv --target y --proba-cols 'p_*' --html report.html
+     {command} report my_predictions.csv --target y --mean-col mean --std-col std --plot report.png
+   For example, on predictions this demo saved:
      {example}
 3. In Python: skcalib.calibration_report(model, X_test, y_test). To recalibrate a fitted
    model on held-out data (X_cal, y_cal), e.g.
      RecalibratedClassifier(FrozenEstimator(model), recalibrator="temperature").fit(X_cal, y_cal)
    (from skcalib.recalibration and sklearn.frozen; or "vector", "isotonic", ... -- the family
-   above; without FrozenEstimator the model is refitted by cross-fitting), and
+   of the reports; without FrozenEstimator the model is refitted by cross-fitting), and
    RecalibratedRegressor(..., recalibrator="temperature" or "quantile") for regressors.
-Options of every command: skcalib report --help, skcalib demo --help."""
+   Temperature scaling keeps every predicted class (or mean); the other recalibrators can
+   change it.
+Options of every command: {command} report --help, {command} demo --help.
+Terms: {glossary}"""
+
+
+def skcalib_command():
+    """How to call the ``skcalib`` command from the user's shell, as a shell word.
+
+    ``skcalib`` when the command on the ``PATH`` is the one installed beside this Python (an
+    activated virtual environment); otherwise the path of that script (relative to the current
+    folder when it is inside it, as ``.venv/bin/skcalib`` after ``make demo``); otherwise
+    ``python -m skcalib`` with the path of this Python.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> skcalib_command().endswith(("skcalib", "skcalib.exe"))
+    True
+    """
+    import shutil
+
+    folder = os.path.dirname(sys.executable)
+    script = next((os.path.join(folder, name) for name in ("skcalib", "skcalib.exe")
+                   if os.path.isfile(os.path.join(folder, name))), None)
+    on_path = shutil.which("skcalib")
+    if script is None:
+        return f"{_quote(_shortest(sys.executable))} -m skcalib"
+    try:
+        if on_path is not None and os.path.samefile(on_path, script):
+            return "skcalib"
+    except OSError:
+        pass
+    return _quote(_shortest(script))
+
+
+def _shortest(path):
+    """``path`` relative to the current folder when it lies inside it, else absolute."""
+    path = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # (another drive on Windows)
+        return path
+    if relative.startswith(os.pardir):
+        return path
+    return relative if os.sep in relative else os.path.join(os.curdir, relative)
+
+
+def glossary_location():
+    """Where the glossary of the report's terms is: the built page or the source page of a
+    checkout, else the page's name in skcalib's documentation.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> "glossary" in glossary_location()
+    True
+    """
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    docs = os.path.join(os.path.dirname(root), "docs")
+    for page in (os.path.join(docs, "_build", "html", "glossary.html"),
+                 os.path.join(docs, "glossary.rst")):
+        if os.path.isfile(page):
+            return _shortest(page)
+    return "the Glossary page of skcalib's documentation (docs/glossary.rst in its source)"
 
 
 def run(args, progress):
@@ -528,24 +676,36 @@ def run(args, progress):
                 "n_resamples": 100 if args.quick else 1000}
     out = _Output(folder, dpi=60 if args.quick else 110, can_draw=can_draw,
                   tight=not args.quick)
-    print(f"skcalib demo: the calibration of a classifier and of a probabilistic regressor on "
-          f"data sets that ship with\nscikit-learn (random_state={args.random_state}"
-          f"{', --quick' if args.quick else ''}). Figures and predictions go to "
-          f"{os.path.abspath(folder)}{os.sep}")
+    where = _shortest(folder) + os.sep
+    print(textwrap.fill(
+        f"skcalib demo (random_state={args.random_state}{', --quick' if args.quick else ''}): "
+        "do the models' probabilities mean what they say? Models trained on scikit-learn's "
+        "bundled data are tested for calibration (level 0.05), then recalibrated.",
+        WIDTH))
     _classification(settings, out, progress)
     _regression(settings, out, progress)
 
-    print(_heading(f"Files written to {os.path.abspath(folder)}{os.sep}", "-"))
-    if not can_draw:
-        print("  (no figures: they need matplotlib -- pip install 'skcalib[plot]')")
-    width = max(len(name) for name, _ in out.written)
-    for name, what in out.written:
-        print(f"  {name.ljust(width)}  {what}")
+    command = skcalib_command()
+    glossary = glossary_location()
     example_csv = next(name for name, _ in out.written if name.endswith("_predictions.csv"))
-    example = (f"skcalib report {_quote(os.path.join(folder, example_csv))} --target y "
-               "--proba-cols 'p_*'")
-    print()
-    print(NEXT_STEPS.format(example=example))
+    example = (f"{command} report {_quote(os.path.join(_shortest(folder), example_csv))} "
+               "--target y --proba-cols 'p_*'")
+    out.text("next_steps.txt", NEXT_STEPS.format(command=command, example=example,
+                                                 glossary=glossary),
+             "how to report on your own predictions")
+    print(f"\nFiles in {where}")
+    groups = [("*_report.txt, *_report.html", "each model's full report, recalibrators "
+               "compared"),
+              ("*.png", "reliability diagrams, PIT histograms, quantile calibration"),
+              ("*_predictions.csv", "the test predictions, which skcalib report reads"),
+              ("next_steps.txt", "how to do the same on your own predictions")]
+    if not can_draw:
+        groups[1] = ("(no figures)", "they need matplotlib: pip install 'skcalib[plot]'")
+    width = max(len(g) for g, _ in groups)
+    for pattern, what in groups:
+        print(f"  {pattern.ljust(width)}  {what}")
+    print(f"Terms (ECE, SKCE, PIT, CRPS, Holm, ...): {glossary}")
+    print(f"The command line on a saved file:\n  {example}")
     sys.stdout.flush()
     return 0
 

@@ -343,7 +343,20 @@ def _parquet_modules():
     return pandas, pyarrow.parquet
 
 
+def _parquet_data_files(folder):
+    """The files of a Parquet folder that pyarrow reads (names starting with ``_`` or ``.``,
+    such as ``_SUCCESS`` or ``.crc`` files, are not data)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+        found += [os.path.join(root, f) for f in files if not f.startswith(("_", "."))]
+    return found
+
+
 def _parquet_header(path):
+    if os.path.isdir(path) and not _parquet_data_files(path):
+        raise CLIError(f"the folder {path} holds no Parquet files: give a .csv or .parquet "
+                       "file, or a folder of .parquet files.")
     _, pq = _parquet_modules()
     try:
         if os.path.isdir(path):

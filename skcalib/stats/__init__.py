@@ -12,7 +12,8 @@ miscalibration; a large one says the data do not show it.
   classical tests of clinical prediction (binary; multiclass one-vs-rest with Holm's correction);
 * :func:`pit_test` -- uniformity of the PIT values of predictive distributions (KS, CvM, AD);
 * :func:`consistency_test` -- consistency resampling and the conditional Monte-Carlo test for any
-  metric (ECE included).
+  metric (ECE included);
+* :func:`adjust_pvalues` -- Holm's and Bonferroni's adjustments of several tests' p-values.
 
 Results are :class:`CalibrationTestResult` objects, in the style of SciPy's.
 """
@@ -27,6 +28,7 @@ from ._clinical import (
 )
 from ._consistency import consistency_test
 from ._ecce import ECCETestResult, ecce_test
+from ._multiple import adjust_pvalues
 from ._klce import klce_test
 from ._pit import pit_test
 from ._result import CalibrationTestResult, ConfidenceInterval
@@ -42,6 +44,7 @@ __all__ = [
     "ecce_test",
     "ECCETestResult",
     "pit_test",
+    "adjust_pvalues",
     "spiegelhalter_test",
     "hosmer_lemeshow_test",
     "logistic_calibration",
