@@ -253,6 +253,20 @@ def row_sum_tolerance(dtype):
     return float(np.sqrt(np.finfo(dtype).eps))
 
 
+def renormalise_low_precision(P, in_dtype):
+    """``P`` (float64, rows already checked against the tolerance of ``in_dtype``) with its rows
+    divided by their sums when the input had less precision than float64, else ``P`` itself.
+
+    A float32 model's rows sum to 1 only within 3.5e-4; the float64 copy that skcalib computes
+    on is renormalised once here, so that every later check of the same rows (a scorer's metric,
+    the report's sections, a test's statistic) sees float64-exact rows instead of refusing them at
+    the float64 tolerance. Never writes into ``P``.
+    """
+    if row_sum_tolerance(in_dtype) <= row_sum_tolerance(np.float64):
+        return P
+    return P / P.sum(axis=-1, keepdims=True)
+
+
 def check_bool(value, name):
     """Return ``value`` if it is a bool (``numpy.bool_`` included); ``TypeError`` naming ``name``
     otherwise. Truthiness is not enough: ``squared="False"`` must not mean ``True``."""
@@ -603,7 +617,7 @@ def check_probabilities(y_proba, n_classes, *, pos=1, name="X"):
         raise ValueError(f"{name} has {P.shape[1]} columns but the estimator was fitted on "
                          f"{n_classes} classes.")
     _check_row_sums(P, in_dtype, name)
-    return _read_only(P)
+    return _read_only(renormalise_low_precision(P, in_dtype))
 
 
 __all__ += ["check_probabilities"]
@@ -765,6 +779,7 @@ def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=No
         if pos_label is not None:
             pos_index(classes, pos_label)
         _check_row_sums(P, in_dtype, prob_name)
+        P = renormalise_low_precision(P, in_dtype)
     yi = _encode(y, classes, label_name)
     w = check_sample_weight(sample_weight, n)
     return ClassificationData(yi, _read_only(P), classes, w)

@@ -59,7 +59,7 @@ from scipy import optimize, sparse, special
 
 from ._expectations import check_targets, paired_ops, target_ops
 from ._validation import (_check_no_missing, check_rng, check_scalar_param, check_scores,
-                          row_sum_tolerance)
+                          renormalise_low_precision, row_sum_tolerance)
 
 __all__ = [
     "Normal",
@@ -1101,9 +1101,10 @@ class Categorical(Distribution):
             raise ValueError(f"probs must have at least 2 columns; got {P.shape[1]}.")
         if np.any(P < 0) or np.any(P > 1):
             raise ValueError("probs must be in [0, 1].")
-        tol = row_sum_tolerance(np.asarray(probs).dtype if hasattr(probs, "dtype") else np.float64)
-        if np.any(np.abs(P.sum(axis=1) - 1.0) > tol):
+        in_dtype = np.asarray(probs).dtype if hasattr(probs, "dtype") else np.float64
+        if np.any(np.abs(P.sum(axis=1) - 1.0) > row_sum_tolerance(in_dtype)):
             raise ValueError("the rows of probs must sum to 1.")
+        P = renormalise_low_precision(P, in_dtype)
         if classes is None:
             classes = np.arange(P.shape[1])
         self.probs = _read_only(P)
