@@ -30,11 +30,14 @@ from .._validation import (
     check_bool,
     check_labels_and_probabilities,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
     check_sample_weight,
     check_scalar_param,
+    MAX_MC_SAMPLES,
+    MAX_TEST_LOCATIONS,
     top_label,
 )
 from ..distributions import Categorical, is_distribution
@@ -120,7 +123,7 @@ def check_kernel_params(*, estimator="unbiased", block_size=2, random_state=None
     check_option(estimator, "estimator", _ESTIMATORS)
     check_scalar_param(block_size, "block_size", min_val=2)
     check_random_state_param(random_state)
-    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
     check_n_jobs(n_jobs)
 
@@ -319,7 +322,8 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     n_mc_samples : int, default=100
         Draws per prediction of the Monte-Carlo fallback (used only for a distribution family and
         target kernel without closed form, e.g. Laplace predictions with a Gaussian target
-        kernel). The estimators stay unbiased.
+        kernel). The estimators stay unbiased. At most ``10**6``, and the draws
+        (``2 * n_mc_samples * n_samples`` numbers per target dimension) at most 4 GiB.
     chunk_size : int, default=None
         Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
     n_jobs : int, default=None
@@ -643,8 +647,8 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
         Dirichlet distribution on the simplex and labels uniformly from the classes; for
         distributions, ``J`` of the predictions chosen at random and one target drawn from each.
     n_test_locations : int, default=10
-        Number of drawn test locations (an integer ``>= 1``, validated even when test locations
-        are given).
+        Number of drawn test locations (an integer in ``[1, 10**4]``, validated even when test
+        locations are given).
     labels : array-like, default=None
         All class labels (see :func:`skce`); a ``ValueError`` for predictive distributions.
     pos_label : label, default=None
@@ -717,16 +721,16 @@ def ucme_witness_chunks(y_true, y_pred, *, kernel=None, test_predictions=None,
 def check_ucme_params(*, n_test_locations=10, random_state=None, n_mc_samples=100,
                       chunk_size=None):
     """Validate the UCME's options before any work (whether or not the code path uses them)."""
-    check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+    check_n_resamples(n_test_locations, "n_test_locations", max_val=MAX_TEST_LOCATIONS)
     check_random_state_param(random_state)
-    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
 
 
 def resolve_test_locations(data, test_predictions, test_targets, n_test_locations, pos_label,
                            random_state):
     if test_predictions is None and test_targets is None:
-        check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+        check_n_resamples(n_test_locations, "n_test_locations", max_val=MAX_TEST_LOCATIONS)
         return draw_test_locations(n_test_locations, data.n_classes, random_state)
     return check_test_locations(test_predictions, test_targets, data, pos_label)
 
