@@ -55,6 +55,7 @@ from ._result import (
     check_confidence_level,
     normal_interval,
     resampling_pvalue,
+    standardise,
 )
 
 __all__ = ["skce_test", "skce_ci", "SKCEInterval"]
@@ -547,8 +548,10 @@ default="auto"
     CalibrationTestResult
         ``statistic``, ``pvalue``, ``estimate`` (the unbiased SKCE; the block estimate for
         ``"block"``; the chosen estimator's for ``"distribution_free"``), ``method``,
-        ``n_resamples`` and ``null_distribution`` (simulated methods), ``standard_error`` and
-        ``confidence_interval(confidence_level)``. The spectral result also has
+        ``n_resamples`` and ``null_distribution`` (simulated methods), ``standard_error``,
+        ``zscore`` (``estimate / standard_error``: it keeps ranking models when the p-values of
+        clearly miscalibrated ones all reach ``1 / (n_resamples + 1)``; None for
+        ``"distribution_free"``) and ``confidence_interval(confidence_level)``. The spectral result also has
         ``eigenvalues`` and ``n_landmarks``.
 
     See Also
@@ -663,6 +666,11 @@ class SKCEInterval:
         self.confidence_level = confidence_level
         self.alternative = alternative
         self.bootstrap_distribution = bootstrap_distribution
+
+    @property
+    def zscore(self):
+        """``estimate / standard_error`` (see :attr:`CalibrationTestResult.zscore`)."""
+        return standardise(self.estimate, self.standard_error)
 
     @property
     def low(self):
