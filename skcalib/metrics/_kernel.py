@@ -41,8 +41,8 @@ from .._validation import (
     top_label,
 )
 from ..distributions import Categorical, is_distribution
-from ..kernels import (ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram,
-                       subsample_indices)
+from ..kernels import (ExponentialKernel, GaussianKernel, TensorProductKernel,
+                       as_tensor_kernel, class_gram, subsample_indices)
 from . import _distribution
 
 _ESTIMATORS = ("unbiased", "biased", "block")
@@ -235,6 +235,32 @@ def resolve_kernel(kernel, X, random_state=None):
     """``kernel`` argument -> tensor kernel with numeric length scales (median on ``X``)."""
     tk = as_tensor_kernel(kernel)
     return tk.resolve(X, random_state=random_state)
+
+
+#: Smallest length scale that the median heuristic gives the UCME's kernel on class
+#: probabilities (in that kernel's distance: Euclidean distances between probability vectors
+#: are at most ``sqrt(2)``, total-variation ones at most 1).
+UCME_MIN_LENGTH_SCALE = 0.2
+
+
+def resolve_ucme_kernel(kernel, probs, random_state=None):
+    """The UCME's kernel on class probabilities: :func:`resolve_kernel`, with a ``"median"``
+    length scale of the prediction kernel raised to at least ``UCME_MIN_LENGTH_SCALE``.
+
+    The UCME looks at the data only through bumps at its test locations, drawn uniformly on the
+    simplex. When most predictions are (almost) 0 or 1 -- naive Bayes, boosted trees -- more than
+    half of the pairs of predictions nearly coincide and the median heuristic is tiny (0.0056 for
+    naive Bayes on breast cancer): no bump then reaches a prediction, the witness vanishes and the
+    CME test's covariance is singular. A numeric length scale chosen by the user is kept.
+    """
+    tk = as_tensor_kernel(kernel)
+    resolved = tk.resolve(probs, random_state=random_state)
+    if (isinstance(getattr(tk.pred_kernel, "length_scale", None), str)
+            and resolved.pred_kernel.length_scale < UCME_MIN_LENGTH_SCALE):
+        params = resolved.pred_kernel.get_params()
+        params["length_scale"] = UCME_MIN_LENGTH_SCALE
+        resolved = TensorProductKernel(type(resolved.pred_kernel)(**params), tk.target_kernel)
+    return resolved
 
 
 def classification_term(data, kernel):
@@ -638,7 +664,12 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
     y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
         Predicted probabilities or predictive distributions (see :func:`skce`).
     kernel : Kernel or TensorProductKernel, default=None
-        As in :func:`skce`.
+        As in :func:`skce`, with one difference for class probabilities: a ``"median"`` length
+        scale of the kernel on predictions is at least 0.2 (in that kernel's distance). The test
+        locations are drawn all over the simplex, and when most predictions are (almost) 0 or 1
+        (naive Bayes, boosted trees) the median heuristic is tiny (0.0056 for naive Bayes on
+        scikit-learn's breast-cancer data): no test location would then be near any prediction
+        and the witness would vanish. A numeric length scale is used as given.
     test_predictions : array-like of shape (J,) or (J, n_classes), or a distribution, default=None
         Predictions of the test locations (same encoding or family as ``y_pred``).
     test_targets : array-like of shape (J,) or (J, d), default=None
@@ -713,7 +744,7 @@ def ucme_witness_chunks(y_true, y_pred, *, kernel=None, test_predictions=None,
     w = check_weights(sample_weight, data.n_samples)
     test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
                                             n_test_locations, pos_label, random_state)
-    k = resolve_kernel(kernel, data.probs, random_state)
+    k = resolve_ucme_kernel(kernel, data.probs, random_state)
     chunks = ucme_witness(data, k, test_P, test_y, chunk_size=chunk_size)
     return chunks, data.n_samples, test_P.shape[0], w
 

@@ -45,6 +45,7 @@ from ..metrics._kernel import (
     draw_test_locations,
     is_regression_prediction,
     resolve_kernel,
+    resolve_ucme_kernel,
 )
 from ._result import CalibrationTestResult, resampling_pvalue
 
@@ -271,6 +272,8 @@ class _Problem:
         if self.regression:
             kwargs["kernel"] = _distribution.resolve_regression_kernel(kwargs.get("kernel"),
                                                                        self.dist, rs)
+        elif name == "ucme":  # the UCME's own rule (a floor on the median heuristic)
+            kwargs["kernel"] = resolve_ucme_kernel(kwargs.get("kernel"), self.data.probs, rs)
         else:
             kwargs["kernel"] = resolve_kernel(kwargs.get("kernel"), self.data.probs, rs)
         if name == "ucme" and kwargs.get("test_predictions") is None \
