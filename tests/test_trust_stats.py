@@ -320,12 +320,21 @@ def _concentrated(rng, n):
 
 
 def _size(gen, n, reps, seed=0, **kwargs):
+    """Rejections at 0.05 and the number of runs, out of ``reps`` seeded calibrated data sets.
+    A draw of nearly collinear test locations (a ValueError, documented) is not a run; it must
+    be rare."""
     rng = np.random.default_rng(seed)
-    rejections = 0
+    rejections = runs = 0
     for r in range(reps):
         y, p = gen(rng, n)
-        rejections += ucme_test(y, p, random_state=r, **kwargs).pvalue < 0.05
-    return rejections
+        try:
+            rejections += ucme_test(y, p, random_state=r, **kwargs).pvalue < 0.05
+        except ValueError as exc:
+            assert "ill-conditioned" in str(exc)
+            continue
+        runs += 1
+    assert runs >= 0.99 * reps
+    return rejections, runs
 
 
 def _within_binomial(k, reps, level=0.05, alpha=0.001):
@@ -339,9 +348,8 @@ def test_floor_keeps_size_on_concentrated_calibrated_predictions():
     rng = np.random.default_rng(9)
     y, p = _concentrated(rng, 500)
     assert median_heuristic(np.c_[1 - p, p]) < 0.2  # the floor binds here
-    reps = 150
-    k = _size(_concentrated, 500, reps)
-    assert _within_binomial(k, reps), k / reps
+    k, runs = _size(_concentrated, 500, 150)
+    assert _within_binomial(k, runs), k / runs
 
 
 @pytest.mark.slow
@@ -349,10 +357,9 @@ def test_floor_keeps_size_slow():
     def concentrated3(rng, n):
         P = rng.dirichlet([60, 60, 60], size=n)
         return (rng.random(n)[:, None] > np.cumsum(P, axis=1)).sum(axis=1), P
-    reps = 1000
     for gen in (_concentrated, concentrated3):
-        k = _size(gen, 1000, reps, seed=1)
-        assert _within_binomial(k, reps), (gen, k / reps)
+        k, runs = _size(gen, 1000, 500, seed=1)
+        assert _within_binomial(k, runs), (gen, k / runs)
 
 
 @pytest.mark.slow
