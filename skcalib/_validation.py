@@ -122,11 +122,12 @@ def check_n_resamples(value, name="n_resamples", *, min_val=1, max_val=MAX_RESAM
     """
     if (isinstance(value, Real) and not isinstance(value, (bool, np.bool_, Integral))
             and not abs(float(value)) <= max_val):  # also catches NaN and inf
-        raise ValueError(f"{name} must be an integer in [{min_val}, {max_val}]; got {value!r}.")
+        raise ValueError(f"{name} must be an integer in [{min_val}, {max_val}]; got {value!r} "
+                         "(the ceiling keeps time and memory bounded).")
     value = check_scalar_param(value, name, kind="int", min_val=min_val)
     if value > max_val:
         raise ValueError(f"{name} must be an integer in [{min_val}, {max_val}]; got {value!r} "
-                         f"(the ceiling keeps time and memory bounded).")
+                         "(the ceiling keeps time and memory bounded).")
     return int(value)
 
 
