@@ -708,7 +708,7 @@ class UCME(_CalibrationErrorBase):
         Labels (real targets) of the test locations. If both are None, ``n_test_locations``
         locations are drawn in ``fit`` (see :func:`skcalib.ucme`).
     n_test_locations : int, default=10
-        Number of drawn test locations (an integer ``>= 1``).
+        Number of drawn test locations (an integer in ``[1, 10**4]``).
     labels : array-like, default=None
         All class labels (default: those present in ``y`` at ``fit``); class probabilities only.
     pos_label : label, default=None
