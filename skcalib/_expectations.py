@@ -49,7 +49,7 @@ import weakref
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from ._validation import check_rng
+from ._validation import check_rng, check_work_memory
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -765,6 +765,8 @@ class _MonteCarloOps(_Ops):
     def __init__(self, dist, y, ky, n_draws, rng):
         super().__init__(y, ky)
         rng = check_rng(rng)  # one generator: the two draw sets must be independent
+        check_work_memory(2.0 * n_draws * dist.n_samples * math.prod(dist.target_shape),
+                          "n_mc_samples", n_draws, "the Monte-Carlo draws")
         self.Z = dist.sample(random_state=rng, size=n_draws)
         self.Z2 = dist.sample(random_state=rng, size=n_draws)
 

@@ -33,6 +33,8 @@ __all__ = [
     "check_option",
     "did_you_mean",
     "check_n_bins",
+    "check_n_resamples",
+    "check_work_memory",
     "ClassificationData",
     "top_label",
 ]
@@ -95,6 +97,55 @@ def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
 
 
 MAX_BINS = 2**53
+
+#: Largest ``n_resamples`` (simulated null draws, bootstrap replicates) any test accepts: a null
+#: distribution of 80 MB and a Monte-Carlo p-value resolution of 1e-7, far beyond what any
+#: level needs (at ``p = 0.05`` the Monte-Carlo error of 10**4 resamples is already 0.002).
+MAX_RESAMPLES = 10**7
+#: Largest ``n_mc_samples`` (draws per prediction of the Monte-Carlo fallback): a relative
+#: Monte-Carlo error of about 1e-3; the draws' memory is bounded by ``MAX_WORK_BYTES`` as well.
+MAX_MC_SAMPLES = 10**6
+#: Largest number of UCME test locations (the CME test's covariance is ``J x J``).
+MAX_TEST_LOCATIONS = 10**4
+#: Largest buffer (bytes) that a resampling-size parameter (``n_resamples``, ``n_mc_samples``,
+#: ``n_landmarks``, ``n_test_locations``) may make skcalib allocate: 4 GiB.
+MAX_WORK_BYTES = 2**32
+
+
+def check_n_resamples(value, name="n_resamples", *, min_val=1, max_val=MAX_RESAMPLES):
+    """Validate a resampling size (``n_resamples`` by default; also ``n_mc_samples``, ...): an
+    integer in ``[min_val, max_val]``, refused *before* any work.
+
+    An absurd magnitude (``10**12``, ``1e12``, inf) is a ``ValueError`` naming ``name`` whatever
+    its type, as in :func:`check_n_bins`; an ordinary non-integer (``2.5``, ``"3"``, ``True``)
+    is a ``TypeError``.
+    """
+    if (isinstance(value, Real) and not isinstance(value, (bool, np.bool_, Integral))
+            and not abs(float(value)) <= max_val):  # also catches NaN and inf
+        raise ValueError(f"{name} must be an integer in [{min_val}, {max_val}]; got {value!r} "
+                         "(the ceiling keeps time and memory bounded).")
+    value = check_scalar_param(value, name, kind="int", min_val=min_val)
+    if value > max_val:
+        raise ValueError(f"{name} must be an integer in [{min_val}, {max_val}]; got {value!r} "
+                         "(the ceiling keeps time and memory bounded).")
+    return int(value)
+
+
+def check_work_memory(n_items, name, value, what, *, itemsize=8, max_bytes=MAX_WORK_BYTES):
+    """``ValueError`` naming ``name`` if ``n_items`` numbers of ``itemsize`` bytes (the buffer
+    that ``name=value`` makes a call allocate, described by ``what``) exceed ``max_bytes``."""
+    need = float(n_items) * itemsize
+    if need > max_bytes:
+        raise ValueError(f"{name}={value!r} would need {_format_bytes(need)} for {what} (more "
+                         f"than the {_format_bytes(max_bytes)} skcalib allows one buffer); use "
+                         f"a smaller {name}.")
+
+
+def _format_bytes(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.3g} {unit}"
+        n /= 1024.0
 
 
 

@@ -699,7 +699,8 @@ class UCME(_CalibrationErrorBase):
     ----------
     kernel : Kernel or TensorProductKernel, default=None
         ``None`` is ``GaussianKernel("median") ⊗ DeltaKernel()`` for class probabilities and
-        ``WassersteinKernel("median") ⊗ GaussianKernel("median")`` for distributions.
+        ``WassersteinKernel("median") ⊗ GaussianKernel("median")`` for distributions. For class
+        probabilities a ``"median"`` length scale is at least 0.2 (see :func:`skcalib.ucme`).
     test_predictions : array-like of shape (J, n_classes) or (J,), or a distribution, default=None
         Predictions of the test locations (same encoding or family as ``X``). ``fit`` stores a
         copy: changing the array afterwards does not change the fitted estimator.
@@ -707,7 +708,7 @@ class UCME(_CalibrationErrorBase):
         Labels (real targets) of the test locations. If both are None, ``n_test_locations``
         locations are drawn in ``fit`` (see :func:`skcalib.ucme`).
     n_test_locations : int, default=10
-        Number of drawn test locations (an integer ``>= 1``).
+        Number of drawn test locations (an integer in ``[1, 10**4]``).
     labels : array-like, default=None
         All class labels (default: those present in ``y`` at ``fit``); class probabilities only.
     pos_label : label, default=None
@@ -824,7 +825,7 @@ class UCME(_CalibrationErrorBase):
         P, ty = _kernel.resolve_test_locations(data, self.test_predictions, self.test_targets,
                                                self.n_test_locations, self.pos_label, rng)
         # As in skcalib.ucme: the median heuristic gets random_state itself (None: deterministic).
-        self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
+        self.kernel_ = _kernel.resolve_ucme_kernel(self.kernel, data.probs, self.random_state)
         # Copies: the fitted state must not be a view of the caller's test_predictions.
         self.test_predictions_ = np.array(P, dtype=np.float64, copy=True)
         self.test_class_indices_ = np.array(ty, copy=True)

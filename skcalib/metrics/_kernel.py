@@ -30,16 +30,19 @@ from .._validation import (
     check_bool,
     check_labels_and_probabilities,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
     check_sample_weight,
     check_scalar_param,
+    MAX_MC_SAMPLES,
+    MAX_TEST_LOCATIONS,
     top_label,
 )
 from ..distributions import Categorical, is_distribution
-from ..kernels import (ExponentialKernel, GaussianKernel, as_tensor_kernel, class_gram,
-                       subsample_indices)
+from ..kernels import (ExponentialKernel, GaussianKernel, TensorProductKernel,
+                       as_tensor_kernel, class_gram, subsample_indices)
 from . import _distribution
 
 _ESTIMATORS = ("unbiased", "biased", "block")
@@ -120,7 +123,7 @@ def check_kernel_params(*, estimator="unbiased", block_size=2, random_state=None
     check_option(estimator, "estimator", _ESTIMATORS)
     check_scalar_param(block_size, "block_size", min_val=2)
     check_random_state_param(random_state)
-    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
     check_n_jobs(n_jobs)
 
@@ -234,6 +237,32 @@ def resolve_kernel(kernel, X, random_state=None):
     return tk.resolve(X, random_state=random_state)
 
 
+#: Smallest length scale that the median heuristic gives the UCME's kernel on class
+#: probabilities (in that kernel's distance: Euclidean distances between probability vectors
+#: are at most ``sqrt(2)``, total-variation ones at most 1).
+UCME_MIN_LENGTH_SCALE = 0.2
+
+
+def resolve_ucme_kernel(kernel, probs, random_state=None):
+    """The UCME's kernel on class probabilities: :func:`resolve_kernel`, with a ``"median"``
+    length scale of the prediction kernel raised to at least ``UCME_MIN_LENGTH_SCALE``.
+
+    The UCME looks at the data only through bumps at its test locations, drawn uniformly on the
+    simplex. When most predictions are (almost) 0 or 1 -- naive Bayes, boosted trees -- more than
+    half of the pairs of predictions nearly coincide and the median heuristic is tiny (0.0056 for
+    naive Bayes on breast cancer): no bump then reaches a prediction, the witness vanishes and the
+    CME test's covariance is singular. A numeric length scale chosen by the user is kept.
+    """
+    tk = as_tensor_kernel(kernel)
+    resolved = tk.resolve(probs, random_state=random_state)
+    if (isinstance(getattr(tk.pred_kernel, "length_scale", None), str)
+            and resolved.pred_kernel.length_scale < UCME_MIN_LENGTH_SCALE):
+        params = resolved.pred_kernel.get_params()
+        params["length_scale"] = UCME_MIN_LENGTH_SCALE
+        resolved = TensorProductKernel(type(resolved.pred_kernel)(**params), tk.target_kernel)
+    return resolved
+
+
 def classification_term(data, kernel):
     """Pair term of the classification SKCE for validated data and a resolved tensor kernel."""
     R = data.residuals()
@@ -319,7 +348,8 @@ def skce(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, lab
     n_mc_samples : int, default=100
         Draws per prediction of the Monte-Carlo fallback (used only for a distribution family and
         target kernel without closed form, e.g. Laplace predictions with a Gaussian target
-        kernel). The estimators stay unbiased.
+        kernel). The estimators stay unbiased. At most ``10**6``, and the draws
+        (``2 * n_mc_samples * n_samples`` numbers per target dimension) at most 4 GiB.
     chunk_size : int, default=None
         Tile side of the pairwise engine (memory ``O(n * chunk_size)``).
     n_jobs : int, default=None
@@ -634,7 +664,12 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
     y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
         Predicted probabilities or predictive distributions (see :func:`skce`).
     kernel : Kernel or TensorProductKernel, default=None
-        As in :func:`skce`.
+        As in :func:`skce`, with one difference for class probabilities: a ``"median"`` length
+        scale of the kernel on predictions is at least 0.2 (in that kernel's distance). The test
+        locations are drawn all over the simplex, and when most predictions are (almost) 0 or 1
+        (naive Bayes, boosted trees) the median heuristic is tiny (0.0056 for naive Bayes on
+        scikit-learn's breast-cancer data): no test location would then be near any prediction
+        and the witness would vanish. A numeric length scale is used as given.
     test_predictions : array-like of shape (J,) or (J, n_classes), or a distribution, default=None
         Predictions of the test locations (same encoding or family as ``y_pred``).
     test_targets : array-like of shape (J,) or (J, d), default=None
@@ -643,8 +678,8 @@ def ucme(y_true, y_pred, *, kernel=None, test_predictions=None, test_targets=Non
         Dirichlet distribution on the simplex and labels uniformly from the classes; for
         distributions, ``J`` of the predictions chosen at random and one target drawn from each.
     n_test_locations : int, default=10
-        Number of drawn test locations (an integer ``>= 1``, validated even when test locations
-        are given).
+        Number of drawn test locations (an integer in ``[1, 10**4]``, validated even when test
+        locations are given).
     labels : array-like, default=None
         All class labels (see :func:`skce`); a ``ValueError`` for predictive distributions.
     pos_label : label, default=None
@@ -709,7 +744,7 @@ def ucme_witness_chunks(y_true, y_pred, *, kernel=None, test_predictions=None,
     w = check_weights(sample_weight, data.n_samples)
     test_P, test_y = resolve_test_locations(data, test_predictions, test_targets,
                                             n_test_locations, pos_label, random_state)
-    k = resolve_kernel(kernel, data.probs, random_state)
+    k = resolve_ucme_kernel(kernel, data.probs, random_state)
     chunks = ucme_witness(data, k, test_P, test_y, chunk_size=chunk_size)
     return chunks, data.n_samples, test_P.shape[0], w
 
@@ -717,16 +752,16 @@ def ucme_witness_chunks(y_true, y_pred, *, kernel=None, test_predictions=None,
 def check_ucme_params(*, n_test_locations=10, random_state=None, n_mc_samples=100,
                       chunk_size=None):
     """Validate the UCME's options before any work (whether or not the code path uses them)."""
-    check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+    check_n_resamples(n_test_locations, "n_test_locations", max_val=MAX_TEST_LOCATIONS)
     check_random_state_param(random_state)
-    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
 
 
 def resolve_test_locations(data, test_predictions, test_targets, n_test_locations, pos_label,
                            random_state):
     if test_predictions is None and test_targets is None:
-        check_scalar_param(n_test_locations, "n_test_locations", min_val=1)
+        check_n_resamples(n_test_locations, "n_test_locations", max_val=MAX_TEST_LOCATIONS)
         return draw_test_locations(n_test_locations, data.n_classes, random_state)
     return check_test_locations(test_predictions, test_targets, data, pos_label)
 

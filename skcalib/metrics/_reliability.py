@@ -14,10 +14,12 @@ from .._validation import (
     check_confidence_level,
     check_labels_and_probabilities,
     check_n_bins,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
     check_scalar_param,
+    check_work_memory,
     pos_index,
 )
 from ._binned import (
@@ -454,6 +456,9 @@ def _consistency(Q, w, binning, min_bin_size, confidence_level, n_resamples, rng
     q, wr = Q[rows], ww[rows]
     starts = np.flatnonzero(np.r_[True, np.diff(cells[rows]) != 0]) if rows.size else rows
     Wk = W[keep]
+    # the frequencies and np.quantile's sorted copy of them
+    check_work_memory(2.0 * n_resamples * Wk.size, "n_resamples", n_resamples,
+                      "the bands' simulated frequencies")
     freq = np.empty((n_resamples, Wk.size))
     step = max(1, _CHUNK // max(1, rows.size))
     for b0 in range(0, n_resamples, step):  # loop over chunks of resamples, not samples
@@ -497,7 +502,7 @@ def consistency_bands(y_true, y_proba, *, mode="auto", strategy="uniform", n_bin
     confidence_level : float, default=0.95
         Probability content of each band, in (0, 1).
     n_resamples : int, default=1000
-        Number of label draws (at least 1). The cost is ``O(n_resamples * n_samples)``, in
+        Number of label draws, in ``[1, 10**7]``. The cost is ``O(n_resamples * n_samples)``, in
         chunks of about ``4 * 10**6`` draws.
     random_state : None, int, numpy Generator or RandomState, default=None
         Seed of the draws.
@@ -541,7 +546,7 @@ def consistency_bands(y_true, y_proba, *, mode="auto", strategy="uniform", n_bin
     >>> bool(np.all((low <= curve.prob_pred) & (curve.prob_pred <= high)))
     True
     """
-    check_scalar_param(n_resamples, "n_resamples", min_val=1)
+    check_n_resamples(n_resamples)
     check_random_state_param(random_state)
     setup = _setup(y_true, y_proba, mode, strategy, n_bins, min_bin_size, confidence_level,
                    labels, pos_label, sample_weight)

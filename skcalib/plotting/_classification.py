@@ -16,10 +16,12 @@ from .._validation import (
     check_confidence_level,
     check_bool,
     check_labels_and_probabilities,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
     check_scalar_param,
+    check_work_memory,
     pos_index,
 )
 from ..metrics._binned import resolve_mode
@@ -426,7 +428,7 @@ class ReliabilityDisplay:
             check_option(band, "band", _BANDS)
         check_bool(show_counts, "show_counts")
         check_bool(ref_line, "ref_line")
-        check_scalar_param(n_resamples, "n_resamples", min_val=1)
+        check_n_resamples(n_resamples)
         check_random_state_param(random_state)
         common = dict(mode=mode, strategy=strategy, n_bins=n_bins, min_bin_size=min_bin_size,
                       confidence_level=confidence_level, labels=labels, pos_label=pos_label,
@@ -516,6 +518,8 @@ def _smooth_band(y_true, y_proba, curve, band, *, mode, labels, pos_label, sampl
     rng = check_rng(random_state)
     n_points = curve.grid.size
     sigma = curve.bandwidth
+    check_work_memory(2.0 * n_resamples * n_points, "n_resamples", n_resamples,
+                      "the band's simulated curves")
     freqs = np.empty((n_resamples, n_points))
     if band == "bootstrap":
         n = np.asarray(y_true).shape[0]
@@ -777,7 +781,7 @@ class SmoothReliabilityDisplay:
             check_option(band, "band", _SMOOTH_BANDS)
         check_bool(show_density, "show_density")
         check_bool(ref_line, "ref_line")
-        check_scalar_param(n_resamples, "n_resamples", min_val=1)
+        check_n_resamples(n_resamples)
         check_random_state_param(random_state)
         check_confidence_level(confidence_level)
         common = dict(mode=mode, labels=labels, pos_label=pos_label,

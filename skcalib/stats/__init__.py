@@ -15,7 +15,10 @@ miscalibration; a large one says the data do not show it.
   metric (ECE included);
 * :func:`adjust_pvalues` -- Holm's and Bonferroni's adjustments of several tests' p-values.
 
-Results are :class:`CalibrationTestResult` objects, in the style of SciPy's.
+Results are :class:`CalibrationTestResult` objects, in the style of SciPy's. Where the method has a
+standard error they carry ``zscore = estimate / standard_error``, which keeps ranking models once
+their p-values reach the smallest value a test can give. Resampling sizes are bounded
+(``n_resamples`` at most ``10**7``) and refused before any work.
 """
 
 from ._clinical import (

@@ -28,10 +28,11 @@ from .._validation import (
     check_bool,
     check_labels_and_probabilities,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
-    check_scalar_param,
+    MAX_TEST_LOCATIONS,
     pos_index,
 )
 from ..distributions import Categorical
@@ -44,6 +45,7 @@ from ..metrics._kernel import (
     draw_test_locations,
     is_regression_prediction,
     resolve_kernel,
+    resolve_ucme_kernel,
 )
 from ._result import CalibrationTestResult, resampling_pvalue
 
@@ -270,12 +272,15 @@ class _Problem:
         if self.regression:
             kwargs["kernel"] = _distribution.resolve_regression_kernel(kwargs.get("kernel"),
                                                                        self.dist, rs)
+        elif name == "ucme":  # the UCME's own rule (a floor on the median heuristic)
+            kwargs["kernel"] = resolve_ucme_kernel(kwargs.get("kernel"), self.data.probs, rs)
         else:
             kwargs["kernel"] = resolve_kernel(kwargs.get("kernel"), self.data.probs, rs)
         if name == "ucme" and kwargs.get("test_predictions") is None \
                 and kwargs.get("test_targets") is None:
-            J = check_scalar_param(kwargs.get("n_test_locations", 10),
-                                   "metric_kwargs['n_test_locations']", min_val=1)
+            J = check_n_resamples(kwargs.get("n_test_locations", 10),
+                                  "metric_kwargs['n_test_locations']",
+                                  max_val=MAX_TEST_LOCATIONS)
             if self.regression:
                 tP, ty = _distribution.draw_distribution_test_locations(self.dist, J,
                                                                         check_rng(rs))
@@ -393,7 +398,8 @@ def consistency_test(metric, y_true, y_pred, *, method="conditional", n_resample
           replacement, ``P*_j = P_{X_{I_j}}``, then ``Y*_j ~ P*_j``. An approximation of the
           unconditional null, and anti-conservative with the binned ECE (see Notes).
     n_resamples : int, default=1000
-        Number ``B`` of synthetic data sets (an integer ``>= 1``).
+        Number ``B`` of synthetic data sets, an integer in ``[1, 10**7]`` (larger values are
+        refused before any work).
     labels : array-like, default=None
         All class labels (default: those in ``y_true``); forwarded to the metric if it has a
         ``labels`` parameter, so that a synthetic data set missing a class keeps every class.
@@ -487,7 +493,7 @@ def consistency_test(metric, y_true, y_pred, *, method="conditional", n_resample
     """
     metric = _check_metric(metric)
     check_option(method, "method", _METHODS)
-    B = int(check_scalar_param(n_resamples, "n_resamples", min_val=1))
+    B = check_n_resamples(n_resamples)
     check_bool(add_one, "add_one")
     kwargs = _check_metric_kwargs(metric_kwargs)
     check_random_state_param(random_state)

@@ -15,6 +15,7 @@ from .. import _pairwise
 from .._validation import (
     check_bool,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
@@ -90,7 +91,7 @@ default="conditional"
           every ``n``, very conservative (the paper's Cor. 3.7 uses ``n`` for ``floor(n/2)``,
           which is anti-conservative).
     n_resamples : int, default=1000
-        Null draws of the resampling methods.
+        Null draws of the resampling methods, at most ``10**7`` (refused before any work).
     standardize : bool, default=True
         Standardise the audit features (see :func:`skcalib.klce`).
     add_one : bool, default=True
@@ -139,7 +140,7 @@ default="conditional"
     True
     """
     check_option(method, "method", _METHODS)
-    check_scalar_param(n_resamples, "n_resamples", min_val=1)
+    check_n_resamples(n_resamples)
     check_bool(add_one, "add_one")
     check_random_state_param(random_state)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)

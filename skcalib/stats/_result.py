@@ -16,7 +16,7 @@ from .._validation import check_confidence_level as _check_level
 from .._validation import check_option
 
 __all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
-           "resampling_pvalue", "check_confidence_level", "normal_interval"]
+           "resampling_pvalue", "check_confidence_level", "normal_interval", "standardise"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -61,6 +61,19 @@ def normal_interval(estimate, standard_error, confidence_level=0.95, alternative
     if lower_bound is not None:
         low, high = max(low, lower_bound), max(high, lower_bound)
     return ConfidenceInterval(float(low), float(high))
+
+
+def standardise(estimate, standard_error):
+    """``estimate / standard_error`` as a float (``+-inf`` or 0 for a zero standard error, NaN
+    for a NaN one), or None if ``standard_error`` is None."""
+    if standard_error is None:
+        return None
+    est, se = float(estimate), float(standard_error)
+    if se > 0:
+        return est / se
+    if se == 0:
+        return 0.0 if est == 0 else float(np.copysign(np.inf, est))
+    return float("nan")
 
 
 def resampling_pvalue(null, statistic, add_one=True):
@@ -116,7 +129,8 @@ class CalibrationTestResult(StatisticPvalueTuple):
     standard_error : float or callable, default=None
         Standard error of ``estimate`` (the block estimators' empirical one, the U-statistic's
         from its Hoeffding decomposition), or a callable computing it on first access; None if
-        the method has none.
+        the method has none. The attribute ``zscore`` is ``estimate / standard_error``, the
+        standardised estimate that ranks models where p-values saturate.
     df : int, default=None
         Degrees of freedom of a chi-squared null (the UCME test).
     interval : callable, default=None
@@ -137,8 +151,15 @@ class CalibrationTestResult(StatisticPvalueTuple):
     >>> rng = np.random.default_rng(0)
     >>> p = rng.dirichlet([1, 1], size=100)
     >>> y = (rng.random(100) < p[:, 1]).astype(int)
-    >>> statistic, pvalue = skce_test(y, p, method="block", block_size="sqrt")
+    >>> res = skce_test(y, p, method="block", block_size="sqrt")
+    >>> statistic, pvalue = res
     >>> bool(0 < pvalue < 1)
+    True
+
+    ``zscore`` is ``estimate / standard_error``, for ranking models (here the block test's
+    statistic):
+
+    >>> bool(res.zscore == res.statistic)
     True
     """
 
@@ -165,6 +186,24 @@ class CalibrationTestResult(StatisticPvalueTuple):
         if callable(se):
             se = self._standard_error = float(se())
         return se
+
+    @property
+    def zscore(self):
+        """The standardised estimate ``estimate / standard_error`` (None if the method has no
+        standard error: ``"distribution_free"``, ``"hotelling"`` and the resampling tests of
+        :func:`consistency_test` and :func:`klce_test`).
+
+        A measure of the evidence of miscalibration that keeps growing with it, for ranking
+        models: Monte-Carlo p-values stop at ``1 / (n_resamples + 1)`` and analytic ones
+        underflow to 0 once the data are large, so that every clearly miscalibrated candidate
+        ties, while the z-score still orders them (larger: more evidence of miscalibration).
+        For ``method="block"`` it equals ``statistic``. It is ``+-inf`` for a zero standard
+        error and a nonzero estimate (0 if both are 0), NaN where the standard error is (fewer
+        than 3 samples). For the unbiased SKCE the standard error is the Hoeffding one (see
+        :meth:`confidence_interval`), which near calibration is conservative: there the
+        z-score is a ranking, not a normal deviate -- use ``pvalue`` for the test itself.
+        """
+        return standardise(self.estimate, self.standard_error)
 
     def confidence_interval(self, confidence_level=0.95, *, alternative="two-sided"):
         """Confidence interval for the calibration error the test estimates.

@@ -32,11 +32,14 @@ from .._validation import (
     check_bool,
     check_labels_and_probabilities,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_rng,
     check_scalar_param,
+    check_work_memory,
     ClassificationData,
+    MAX_MC_SAMPLES,
 )
 from ..metrics import _distribution
 from ..metrics._kernel import (
@@ -52,6 +55,7 @@ from ._result import (
     check_confidence_level,
     normal_interval,
     resampling_pvalue,
+    standardise,
 )
 
 __all__ = ["skce_test", "skce_ci", "SKCEInterval"]
@@ -315,6 +319,8 @@ def _spectral_exact(term, n_resamples, rng, add_one, chunk_size, n_jobs):
 
 def _spectral_nystrom(problem, m, n_resamples, rng, add_one, chunk_size, n_jobs):
     n = problem.n_samples
+    # Three m x m matrices (the Gram, the landmarks' block, the eigenvectors) at once.
+    check_work_memory(3.0 * m * m, "n_landmarks", m, "the Nyström test's m x m matrices")
     order = rng.permutation(n)
     term = problem.term(order)  # the landmarks are the first m samples of a random order
     gram, sums, Hmm = _pairwise.landmark_moments(term, m, chunk_size=chunk_size, n_jobs=n_jobs)
@@ -436,11 +442,11 @@ def _check_common(method, estimator, n_resamples, n_landmarks, add_one, random_s
                   n_mc_samples, chunk_size, n_jobs):
     check_option(method, "method", _METHODS)
     check_option(estimator, "estimator", _ESTIMATORS)
-    check_scalar_param(n_resamples, "n_resamples", min_val=1)
+    check_n_resamples(n_resamples)
     check_scalar_param(n_landmarks, "n_landmarks", min_val=1, allow_none=True)
     check_bool(add_one, "add_one")
     check_random_state_param(random_state)
-    check_scalar_param(n_mc_samples, "n_mc_samples", min_val=1)
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     check_scalar_param(chunk_size, "chunk_size", min_val=1, allow_none=True)
     check_n_jobs(n_jobs)
 
@@ -513,10 +519,13 @@ default="auto"
     estimator : {"unbiased", "biased", "block"}, default="unbiased"
         The estimate of the ``"distribution_free"`` method (the other methods fix it).
     n_resamples : int, default=1000
-        Draws of the simulated null (``"bootstrap"``, ``"spectral"``).
+        Draws of the simulated null (``"bootstrap"``, ``"spectral"``), at most ``10**7`` (a
+        ``ValueError`` beyond, before any work: the null distribution alone would take more than
+        80 MB, and its p-value resolution of ``1e-7`` is more than any level needs).
     n_landmarks : int, default=None
         Landmarks of the Nyström spectral test; None is the exact spectral test (or 500 for
-        ``method="auto"``). Values ``>= n_samples`` give the exact test.
+        ``method="auto"``). Values ``>= n_samples`` give the exact test. The test holds three
+        ``m x m`` matrices: an ``m`` for which they exceed 4 GiB (``m > 13,377``) is refused.
     add_one : bool, default=True
         Monte-Carlo p-values ``(1 + #{T* >= T}) / (1 + B)``, never exactly 0 (Phipson and Smyth
         2010); ``False`` gives the papers' ``#{T* >= T} / B``.
@@ -539,8 +548,10 @@ default="auto"
     CalibrationTestResult
         ``statistic``, ``pvalue``, ``estimate`` (the unbiased SKCE; the block estimate for
         ``"block"``; the chosen estimator's for ``"distribution_free"``), ``method``,
-        ``n_resamples`` and ``null_distribution`` (simulated methods), ``standard_error`` and
-        ``confidence_interval(confidence_level)``. The spectral result also has
+        ``n_resamples`` and ``null_distribution`` (simulated methods), ``standard_error``,
+        ``zscore`` (``estimate / standard_error``: it keeps ranking models when the p-values of
+        clearly miscalibrated ones all reach ``1 / (n_resamples + 1)``; None for
+        ``"distribution_free"``) and ``confidence_interval(confidence_level)``. The spectral result also has
         ``eigenvalues`` and ``n_landmarks``.
 
     See Also
@@ -657,6 +668,11 @@ class SKCEInterval:
         self.bootstrap_distribution = bootstrap_distribution
 
     @property
+    def zscore(self):
+        """``estimate / standard_error`` (see :attr:`CalibrationTestResult.zscore`)."""
+        return standardise(self.estimate, self.standard_error)
+
+    @property
     def low(self):
         """Lower end of the interval."""
         return self.confidence_interval.low
@@ -684,6 +700,19 @@ def _percentile_interval(values, confidence_level, alternative):
     else:
         low, high = -math.inf, float(np.quantile(values, 1.0 - a))
     return ConfidenceInterval(max(float(low), 0.0), max(float(high), 0.0))
+
+
+def _block_bootstrap(values, n_resamples, rng):
+    """Means of ``n_resamples`` resamples of the block values, drawn in batches whose indices
+    take about ``_COUNTS_BUDGET`` numbers (one ``n_resamples x n_blocks`` index matrix would
+    not fit in memory for many blocks and resamples)."""
+    nb = values.size
+    batch = max(1, _COUNTS_BUDGET // nb)
+    out = np.empty(n_resamples)
+    for s in range(0, n_resamples, batch):
+        e = min(s + batch, n_resamples)
+        out[s:e] = values[rng.integers(nb, size=(e - s, nb))].mean(axis=1)
+    return out
 
 
 def skce_ci(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, method="normal",
@@ -717,7 +746,8 @@ def skce_ci(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, 
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` gives a one-sided interval ``(low, inf)``, ``"less"`` ``(0, high)``.
     n_resamples : int, default=1000
-        Bootstrap replicates (``method="bootstrap"``).
+        Bootstrap replicates (``method="bootstrap"``), at most ``10**7`` (a ``ValueError``
+        beyond, before any work).
     labels : array-like, default=None
         All class labels (class probabilities only).
     pos_label : label, default=None
@@ -774,8 +804,7 @@ def skce_ci(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, 
         est = float(np.mean(values))
         se = float(np.std(values, ddof=1) / math.sqrt(values.size))
         if method == "bootstrap":
-            idx = problem.rng.integers(values.size, size=(n_resamples, values.size))
-            replicates = values[idx].mean(axis=1)
+            replicates = _block_bootstrap(values, n_resamples, problem.rng)
     elif method == "normal":
         est, se = _u_moments(term, chunk, n_jobs)[:2]
     else:
