@@ -28,6 +28,7 @@ from ._validation import (
     check_labels_and_probabilities,
     check_n_bins,
     check_n_jobs,
+    check_n_resamples,
     check_option,
     check_random_state_param,
     check_scalar_param,
@@ -588,7 +589,7 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
     task = check_option(task, "task", _TASKS)
     n_bins = check_n_bins(n_bins)
     confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_scalar_param(n_resamples, "n_resamples", kind="int", min_val=20)
+    n_resamples = check_n_resamples(n_resamples, "n_resamples", min_val=20)
     random_state = check_random_state_param(random_state)
     n_jobs = check_n_jobs(n_jobs)
     if sample_weight is not None:

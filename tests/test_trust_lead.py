@@ -146,3 +146,10 @@ def test_report_and_consistency_test_accept_a_float32_classifier():
     res = stats.consistency_test(skcalib.calibration_error, y, model.predict_proba(X),
                                  n_resamples=99, random_state=0)
     assert 0.0 < res.pvalue <= 1.0
+
+
+@pytest.mark.parametrize("value", [10**30, 10**12])
+def test_report_refuses_huge_n_resamples_up_front(value):
+    p = np.random.default_rng(0).random(50)
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer in \[20, "):
+        skcalib.calibration_report(p, y=(p > 0.5).astype(int), n_resamples=value)
