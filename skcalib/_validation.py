@@ -97,6 +97,10 @@ def check_scalar_param(value, name, *, kind="int", min_val=None, max_val=None,
 
 
 MAX_BINS = 2**53
+#: Largest number of bins of a binning that stores something per bin (its edges, a fitted
+#: estimate): 8 MB per stored float64 value (``calibration_error`` itself stores only the
+#: occupied bins and takes up to ``MAX_BINS``).
+MAX_STORED_BINS = 10**6
 
 #: Largest ``n_resamples`` (simulated null draws, bootstrap replicates) any test accepts: a null
 #: distribution of 80 MB and a Monte-Carlo p-value resolution of 1e-7, far beyond what any

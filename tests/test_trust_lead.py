@@ -153,3 +153,24 @@ def test_report_refuses_huge_n_resamples_up_front(value):
     p = np.random.default_rng(0).random(50)
     with pytest.raises(ValueError, match=r"n_resamples must be an integer in \[20, "):
         skcalib.calibration_report(p, y=(p > 0.5).astype(int), n_resamples=value)
+
+
+def test_size_arguments_of_the_sweep_have_ceilings():
+    from skcalib.estimation import BinnedCalibrationEstimator
+    rng = np.random.default_rng(0)
+    p = rng.random(100)
+    y = (rng.random(100) < p).astype(int)
+    with pytest.raises(ValueError, match="robust_iters must be <= 100"):
+        skcalib.integrated_calibration_index(y, p, robust_iters=10**9)  # hung
+    with pytest.raises(ValueError, match=r"n_bins must be .*1000000"):
+        BinnedCalibrationEstimator(n_bins=10**12).fit(np.c_[1 - p, p], y)  # 7 TiB
+
+
+def test_reliability_interval_of_huge_frequency_weights_is_the_limit_not_nan():
+    y = np.array([0, 0, 1, 1, 1])
+    curve = skcalib.reliability_curve(y, np.full(5, 0.55), sample_weight=np.full(5, 1e300))
+    np.testing.assert_array_equal(curve.ci_low, curve.prob_true)  # was NaN
+    np.testing.assert_array_equal(curve.ci_high, curve.prob_true)
+    below = skcalib.reliability_curve(y, np.full(5, 0.55), sample_weight=np.full(5, 1e14))
+    assert np.all(below.ci_low < below.prob_true) and np.all(below.prob_true < below.ci_high)
+    assert np.all(below.ci_high - below.ci_low < 1e-5)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_bool, check_n_bins, check_option
+from .._validation import MAX_STORED_BINS, check_bool, check_n_bins, check_option
 from ..metrics._binned import make_binning
 from ._base import _CalibrationEstimatorBase
 
@@ -32,7 +32,8 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
     Parameters
     ----------
     n_bins : int, default=15
-        Bins per coordinate (the paper's grid is 5, 10, ..., 100; 15 is the common default).
+        Bins per coordinate (the paper's grid is 5, 10, ..., 100; 15 is the common default); at
+        most ``10**6``.
     strategy : {"uniform", "quantile"}, default="uniform"
     debias : bool, default=False
         Kumar et al.'s variance correction on same-bin pairs (see above).
@@ -74,7 +75,7 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
 
     def _check_params(self):
         super()._check_params()
-        check_n_bins(self.n_bins)
+        check_n_bins(self.n_bins, max_val=MAX_STORED_BINS)
         check_option(self.strategy, "strategy", ("uniform", "quantile"))
         check_bool(self.debias, "debias")
 

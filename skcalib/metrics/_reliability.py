@@ -141,10 +141,12 @@ def _binomial_interval(freq, n, confidence_level, method):
     ``x`` and ``n`` may be non-integer (weighted counts, top-label ties); the formulas are the
     usual ones with the beta quantile function, which is defined for real parameters. ``x = 0``
     gives a lower end 0 and ``x = n`` an upper end 1 (for all three methods); a bin whose ``n``
-    overflowed to infinity gets the degenerate interval ``[freq, freq]``.
+    exceeds ``2**53`` or overflowed to infinity gets the degenerate interval ``[freq, freq]``
+    (the limit: the half-width is below ``1e-7`` there, and the beta quantiles of such
+    parameters are NaN).
     """
     alpha = 1.0 - confidence_level
-    finite = np.isfinite(n)
+    finite = n <= 2.0**53
     nn = np.where(finite, n, 1.0)
     p = np.clip(freq, 0.0, 1.0)
     xx = np.minimum(p * nn, nn)

@@ -54,6 +54,8 @@ _MAX_GRID = 2**20
 _STEPS_PER_SIGMA = 40
 #: At most ``_MAX_DEFAULT_POINTS + 1`` points in a curve whose ``n_points`` is not given.
 _MAX_DEFAULT_POINTS = 2**12
+#: Robustness iterations of the lowess curve: each is a full refit; Cleveland's 2 to 3 suffice.
+_MAX_ROBUST_ITERS = 100
 
 
 # --------------------------------------------------------------------------------------------
@@ -567,7 +569,7 @@ def integrated_calibration_index(y_true, y_proba, *, statistic="ici", frac=0.75,
         Robustness iterations (bisquare reweighting of large residuals, Cleveland 1979). 0 is the
         ``loess`` default ``family="gaussian"`` of Austin and Steyerberg; statsmodels' ``lowess``
         uses 3. With a 0/1 outcome the robustness iterations down-weight the minority class and
-        can change the indices by a factor 2 to 3.
+        can change the indices by a factor 2 to 3. At most 100.
     n_grid : "auto" or int, default="auto"
         Number of points at which the curve is fitted (at equally spaced order statistics of the
         predictions) before linear interpolation at every sample; ``"auto"`` is
@@ -622,7 +624,8 @@ def integrated_calibration_index(y_true, y_proba, *, statistic="ici", frac=0.75,
     check_option(statistic, "statistic", _STATISTICS)
     check_scalar_param(frac, "frac", kind="real", min_val=0.0, max_val=1.0, include_min=False)
     check_scalar_param(degree, "degree", kind="int", min_val=1, max_val=2)
-    check_scalar_param(robust_iters, "robust_iters", kind="int", min_val=0)
+    check_scalar_param(robust_iters, "robust_iters", kind="int", min_val=0,
+                       max_val=_MAX_ROBUST_ITERS)
     if isinstance(n_grid, str):
         check_option(n_grid, "n_grid", ("auto",))
         n_grid = int(np.clip(np.ceil(50.0 / frac), 50, 2000))
