@@ -141,7 +141,9 @@ def skce_zscore(y_true, y_pred, *, labels=None, block_size="sqrt", random_state=
     Returns
     -------
     float
-        The standardised statistic ``z``.
+        The standardised statistic ``z``; 0 when the block estimates are all zero to rounding
+        (e.g. every prediction certain and right), ``+inf`` when they all equal one positive
+        value.
 
     See Also
     --------
@@ -160,13 +162,31 @@ def skce_zscore(y_true, y_pred, *, labels=None, block_size="sqrt", random_state=
     >>> bool(skce_zscore(y, P) < skce_zscore(y, P_over))
     True
     """
+    import warnings
+
     from .stats import skce_test
 
     if "method" in test_kwargs:
         raise TypeError("skce_zscore() got an unexpected keyword argument 'method': the "
                         "standardised statistic is that of the block test (method='block').")
-    return skce_test(y_true, y_pred, method="block", block_size=block_size, labels=labels,
-                     random_state=random_state, **test_kwargs).statistic
+    with warnings.catch_warnings():
+        # equal block estimates (e.g. every prediction certain and right): handled below
+        warnings.filterwarnings("ignore", message=r".*block estimates are all equal",
+                                category=RuntimeWarning)
+        res = skce_test(y_true, y_pred, method="block", block_size=block_size, labels=labels,
+                        random_state=random_state, **test_kwargs)
+    # The pair terms are differences of kernel values (at most 1): a standard error below
+    # _ZSCORE_TOL is rounding noise, and so is an estimate below it. Then z is 0 (no evidence
+    # of miscalibration: an exactly calibrated model) or +-inf (every block shows the same
+    # nonzero error), instead of nan or a ratio of rounding errors.
+    se = res.standard_error
+    if se is None or not np.isfinite(se) or se <= _ZSCORE_TOL:
+        return 0.0 if abs(res.estimate) <= _ZSCORE_TOL else float(np.copysign(np.inf,
+                                                                              res.estimate))
+    return res.statistic
+
+
+_ZSCORE_TOL = 1e-12
 
 
 def _test_pvalue(test_name, y_true, y_pred, kwargs, labels=None):

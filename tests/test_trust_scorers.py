@@ -690,3 +690,14 @@ def test_skce_pvalue_says_it_is_a_test_not_a_ranking():
     assert "A test, not a ranking" in skce_pvalue.__doc__
     assert "neg_skce_zscore" in skce_pvalue.__doc__
     assert "neg_skce_zscore" in get_scorer_names()
+
+
+def test_skce_zscore_of_degenerate_blocks_is_finite_or_signed_infinity():
+    """Equal block estimates have no spread: z is 0 when they are all zero (every prediction
+    certain and right), +inf when they are all one positive value -- not nan, not a ratio of
+    rounding errors."""
+    y = np.array([0, 1] * 50)
+    assert skce_zscore(y, np.eye(2)[y]) == 0.0
+    assert skce_zscore(y, np.eye(2)[1 - y]) == np.inf  # certain and always wrong
+    rng = np.random.default_rng(0)
+    assert np.isfinite(skce_zscore(rng.integers(0, 2, 100), np.full((100, 2), 0.5)))
