@@ -34,13 +34,18 @@ falls back to scikit-learn's names)::
                "brier": "neg_brier_score", "log_loss": "neg_log_loss"}
 """
 
+import copy
 import inspect
+from collections.abc import Mapping
+from numbers import Integral
 
 import numpy as np
 
 from sklearn.metrics import get_scorer as _sk_get_scorer
+from sklearn.metrics import get_scorer_names as _sk_get_scorer_names
 
-from ._validation import check_bool
+from ._sklearn_compat import ScoreRequestMixin
+from ._validation import check_bool, did_you_mean
 from ._predictions import predict_distribution
 from .distributions import Categorical
 from .metrics import calibration_error, klce, mmce, skce, ucme
@@ -49,7 +54,7 @@ from .metrics import (brier_score, crps, ence, integrated_calibration_index,
                       quantile_calibration_error, smooth_ece, uce)
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
-           "predict_distribution", "skce_pvalue", "KLCEScorer", "make_klce_scorer",
+           "predict_distribution", "skce_pvalue", "skce_zscore", "KLCEScorer", "make_klce_scorer",
            "spiegelhalter_pvalue", "hosmer_lemeshow_pvalue", "logistic_calibration_pvalue",
            "ecce_pvalue", "pit_pvalue"]
 
@@ -57,9 +62,17 @@ __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_sc
 def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
     """p-value of the SKCE test of "the model is calibrated" (:func:`skcalib.stats.skce_test`).
 
-    A metric for model selection: greater is better (a model whose miscalibration the data
-    cannot show scores near 1, a clearly miscalibrated one near 0). The default ``random_state=0``
-    makes it deterministic, so that a model search is reproducible.
+    Greater is better (a model whose miscalibration the data cannot show scores near 1, a clearly
+    miscalibrated one near 0). The default ``random_state=0`` makes it deterministic, so that a
+    model search is reproducible.
+
+    **A test, not a ranking.** Use it to ask of a model "can these data show that it is
+    miscalibrated?" -- e.g. to keep only candidates with a p-value above 0.05. Do not rank
+    candidates by it: a simulated p-value is at least ``1 / (n_resamples + 1)`` (0.000999 with the
+    default 1,000 draws), and once the data are large enough (a few thousand samples) to show
+    every candidate's miscalibration, all of them score exactly that, so a model search picks
+    among them arbitrarily. :func:`skce_zscore` (scorer ``neg_skce_zscore``) measures the same
+    evidence on a scale that does not saturate, and keeps ranking.
 
     Parameters
     ----------
@@ -93,6 +106,87 @@ def skce_pvalue(y_true, y_pred, *, labels=None, random_state=0, **test_kwargs):
 
     return skce_test(y_true, y_pred, labels=labels, random_state=random_state,
                      **test_kwargs).pvalue
+
+
+def skce_zscore(y_true, y_pred, *, labels=None, block_size="sqrt", random_state=0,
+                **test_kwargs):
+    """Standardised SKCE: the block estimate of the SKCE divided by its standard error.
+
+    The statistic ``z`` of the block test :func:`skcalib.stats.skce_test` with
+    ``method="block"``: about standard normal for a calibrated model, and growing with the
+    miscalibration and with the number of samples. Lower is better (the scorer
+    ``neg_skce_zscore`` negates it). Unlike :func:`skce_pvalue`, whose simulated p-values all
+    reach their floor ``1 / (n_resamples + 1)`` once the data show every candidate's
+    miscalibration, ``z`` keeps ranking candidates at any sample size: a model search prefers the
+    model whose miscalibration the data show least strongly. (``1 - Phi(z)`` is the block test's
+    p-value.)
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,) or (n_samples, d)
+        Labels, or real targets for distribution predictions.
+    y_pred : array-like of shape (n_samples,) or (n_samples, n_classes), or a distribution
+        Predicted probabilities or predictive distributions.
+    labels : array-like, default=None
+        All class labels (class probabilities only).
+    block_size : int or "sqrt", default="sqrt"
+        Block size of the block estimator (``"sqrt"``: ``floor(sqrt(n_samples))``; ``O(n^1.5)``
+        pair terms). Blocks are taken in data order.
+    random_state : None, int or Generator, default=0
+        Seed of the median heuristic's subsampling (deterministic by default).
+    **test_kwargs
+        Further options of :func:`skcalib.stats.skce_test` (``kernel``, ``pos_label``,
+        ``chunk_size``, ...); ``method`` is always ``"block"``.
+
+    Returns
+    -------
+    float
+        The standardised statistic ``z``; 0 when the block estimates are all zero to rounding
+        (e.g. every prediction certain and right), ``+inf`` when they all equal one positive
+        value.
+
+    See Also
+    --------
+    skce_pvalue : The p-value of the SKCE test (a test, not a ranking).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.scorers import skce_zscore
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, size=2000)
+    >>> y = (rng.random(2000) < p).astype(int)
+    >>> P = np.column_stack([1 - p, p])
+    >>> P_over = np.column_stack([1 - p, p]) ** 3
+    >>> P_over /= P_over.sum(axis=1, keepdims=True)  # overconfident: clearly miscalibrated
+    >>> bool(skce_zscore(y, P) < skce_zscore(y, P_over))
+    True
+    """
+    import warnings
+
+    from .stats import skce_test
+
+    if "method" in test_kwargs:
+        raise TypeError("skce_zscore() got an unexpected keyword argument 'method': the "
+                        "standardised statistic is that of the block test (method='block').")
+    with warnings.catch_warnings():
+        # equal block estimates (e.g. every prediction certain and right): handled below
+        warnings.filterwarnings("ignore", message=r".*block estimates are all equal",
+                                category=RuntimeWarning)
+        res = skce_test(y_true, y_pred, method="block", block_size=block_size, labels=labels,
+                        random_state=random_state, **test_kwargs)
+    # The pair terms are differences of kernel values (at most 1): a standard error below
+    # _ZSCORE_TOL is rounding noise, and so is an estimate below it. Then z is 0 (no evidence
+    # of miscalibration: an exactly calibrated model) or +-inf (every block shows the same
+    # nonzero error), instead of nan or a ratio of rounding errors.
+    se = res.standard_error
+    if se is None or not np.isfinite(se) or se <= _ZSCORE_TOL:
+        return 0.0 if abs(res.estimate) <= _ZSCORE_TOL else float(np.copysign(np.inf,
+                                                                              res.estimate))
+    return res.statistic
+
+
+_ZSCORE_TOL = 1e-12
 
 
 def _test_pvalue(test_name, y_true, y_pred, kwargs, labels=None):
@@ -288,6 +382,7 @@ _METRICS = {
     "mmce": mmce,
     "ucme": ucme,
     "skce_pvalue": skce_pvalue,
+    "skce_zscore": skce_zscore,
 }
 
 #: The practitioner's toolbox (issue 14): metrics of :mod:`skcalib.metrics` by name, the p-value
@@ -296,24 +391,47 @@ _METRICS = {
 _METRICS.update({func.__name__: func for func in (
     smooth_ece, integrated_calibration_index, brier_score, log_score, crps, nll, ence, uce,
     miscalibration_area, interval_coverage_error, quantile_calibration_error)})
-_PVALUE_TESTS = {skce_pvalue: "skce_test", spiegelhalter_pvalue: "spiegelhalter_test",
+_PVALUE_TESTS = {skce_pvalue: "skce_test", skce_zscore: "skce_test",
+                 spiegelhalter_pvalue: "spiegelhalter_test",
                  hosmer_lemeshow_pvalue: "hosmer_lemeshow_test",
                  logistic_calibration_pvalue: "logistic_calibration", ecce_pvalue: "ecce_test",
                  pit_pvalue: "pit_test"}
-_METRICS.update({func.__name__: func for func in _PVALUE_TESTS if func is not skce_pvalue})
+_METRICS.update({func.__name__: func for func in _PVALUE_TESTS})
 
 
-class CalibrationScorer:
+def _check_sign_and_kwargs(sign, kwargs):
+    """``sign`` (1 or -1) and ``kwargs`` (None or a dict with string keys) of a scorer."""
+    if isinstance(sign, (bool, np.bool_)) or not isinstance(sign, Integral) or sign not in (1, -1):
+        raise ValueError(f"sign must be 1 (greater is better) or -1 (a lower-is-better metric, "
+                         f"negated); got {sign!r}.")
+    if kwargs is None:
+        return {}
+    if not isinstance(kwargs, Mapping):
+        raise TypeError(f"kwargs must be a dict of keyword arguments of the metric (or None); "
+                        f"got {kwargs!r:.60} of type {type(kwargs).__name__}.")
+    bad = [k for k in kwargs if not isinstance(k, str)]
+    if bad:
+        raise TypeError(f"kwargs must have argument names (strings) as keys; got {bad[:3]!r}.")
+    return dict(kwargs)
+
+
+class CalibrationScorer(ScoreRequestMixin):
     """Scorer that evaluates a calibration metric on a model's predictions (see
     :func:`predict_distribution`).
+
+    With scikit-learn's metadata routing enabled, ``set_score_request(sample_weight=True)``
+    makes :func:`~sklearn.model_selection.cross_validate`, :class:`~sklearn.model_selection.
+    GridSearchCV` and the like pass their ``sample_weight`` to the metric (test fold by test
+    fold); without it the score is unweighted, as scikit-learn's scorers are.
 
     Parameters
     ----------
     metric : callable
-        ``metric(y_true, y_proba, *, labels=..., **kwargs) -> float``.
-    sign : {1, -1}
+        ``metric(y_true, y_proba, *, labels=..., **kwargs) -> float``. (A metric's name goes to
+        :func:`make_calibration_scorer`.)
+    sign : {1, -1}, default=-1
         ``-1`` negates the metric (lower-is-better metrics).
-    kwargs : dict
+    kwargs : dict, default=None
         Fixed keyword arguments of the metric.
     name : str, default=None
         Name used in the repr.
@@ -332,9 +450,17 @@ class CalibrationScorer:
     """
 
     def __init__(self, metric, sign=-1, kwargs=None, name=None):
-        self._score_func = metric
+        if not callable(metric):
+            raise TypeError(
+                f"metric must be a callable metric(y_true, y_pred, **kwargs); got {metric!r:.60} "
+                f"of type {type(metric).__name__}"
+                + (" (make_calibration_scorer takes metric names)." if isinstance(metric, str)
+                   else "."))
         self._sign = sign
-        self._kwargs = dict(kwargs or {})
+        self._kwargs = _check_sign_and_kwargs(sign, kwargs)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a string or None; got {name!r:.60}.")
+        self._score_func = metric
         self._name = name or getattr(metric, "__name__", repr(metric))
         try:
             params = inspect.signature(metric).parameters
@@ -342,6 +468,9 @@ class CalibrationScorer:
             params = {}
         self._accepts_labels = "labels" in params
         self._accepts_weight = "sample_weight" in params
+
+    def _routable_params(self):
+        return {"sample_weight"} if self._accepts_weight else set()
 
     def __call__(self, estimator, X, y_true, sample_weight=None):
         """Score ``estimator`` on ``(X, y_true)``; greater is better."""
@@ -416,6 +545,7 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
         if metric not in _METRICS:
             raise ValueError(
                 f"metric must be one of {sorted(_METRICS)} or a callable; got {metric!r}."
+                + did_you_mean(metric, _METRICS)
             )
         name, func = metric, _METRICS[metric]
     elif callable(metric):
@@ -451,6 +581,8 @@ _SCORERS = {
     "neg_squared_kernel_calibration_error": ("skce", {}),
     "neg_skce": ("skce", {}),
     "neg_skce_biased": ("skce", {"estimator": "biased"}),
+    # the standardised statistic of the SKCE block test: keeps ranking where p-values saturate
+    "neg_skce_zscore": ("skce_zscore", {}),
     "neg_maximum_mean_calibration_error": ("mmce", {}),
     "neg_mmce": ("mmce", {}),
     "neg_unnormalized_calibration_mean_embedding": ("ucme", {"random_state": 0}),
@@ -504,7 +636,12 @@ def get_scorer_names():
     ``neg_maximum_mean_calibration_error``           ``neg_mmce``
     ``neg_unnormalized_calibration_mean_embedding``  ``neg_ucme``
     ``neg_calibration_risk``                         (estimation functions only)
-    ``skce_pvalue``                                  p-value of the SKCE test (greater is better)
+    ``skce_pvalue``                                  p-value of the SKCE test (greater is better;
+                                                     a test, not a ranking: see
+                                                     :func:`skce_pvalue`)
+    ``neg_skce_zscore``                              minus the standardised SKCE (block estimate
+                                                     over its standard error): ranks models
+                                                     where the p-values saturate
     ``neg_smooth_ece``                               smooth ECE (Blasiok and Nakkiran)
     ``neg_integrated_calibration_index``             ``neg_ici`` (``neg_e50``, ``neg_e90``,
                                                      ``neg_emax``: the other lowess indices)
@@ -560,9 +697,11 @@ def get_scorer(scoring):
         ``neg_msce``, ``neg_mce``, the kernel errors ``neg_skce``, ``neg_skce_biased``,
         ``neg_mmce``, ``neg_ucme``, each also under its long name -- or
         ``neg_calibration_risk``, or ``skce_pvalue`` (the p-value of
-        :func:`skcalib.stats.skce_test` with ``random_state=0``, deterministic; greater is better,
-        so a search prefers models whose miscalibration the data cannot show), or a scikit-learn
-        scorer name. Callables are returned unchanged. The practitioner's metrics and tests have
+        :func:`skcalib.stats.skce_test` with ``random_state=0``, deterministic; greater is better:
+        a test of each candidate, which saturates at ``1 / (n_resamples + 1)`` for every clearly
+        miscalibrated one), or ``neg_skce_zscore`` (minus the standardised SKCE of the block
+        test, :func:`skce_zscore`: the calibration-test scorer that keeps ranking at any sample
+        size), or a scikit-learn scorer name (a mistyped name gets a "Did you mean ...?"). Callables are returned unchanged. The practitioner's metrics and tests have
         scorers too (``neg_smooth_ece``, ``neg_ici``, ``neg_brier_score``, ``neg_crps``,
         ``neg_ence``, ``neg_miscalibration_area``, ``neg_interval_coverage_error``, the p-values
         ``spiegelhalter_pvalue``, ``pit_pvalue``, ...; the table of :func:`get_scorer_names`).
@@ -609,7 +748,7 @@ def get_scorer(scoring):
     if scoring == "neg_calibration_risk":
         from .estimation._base import RISK_SCORER
 
-        return RISK_SCORER
+        return copy.copy(RISK_SCORER)  # (its metadata requests are the caller's own)
     if scoring in _SCORERS:
         metric, kwargs = _SCORERS[scoring]
         return make_calibration_scorer(metric, **kwargs)
@@ -629,6 +768,7 @@ def get_scorer(scoring):
         raise ValueError(
             f"scoring={scoring!r} is neither a skcalib scorer (skcalib.get_scorer_names()) nor a "
             "scikit-learn one (sklearn.metrics.get_scorer_names())."
+            + did_you_mean(scoring, get_scorer_names() + list(_sk_get_scorer_names()))
         ) from None
 
 
@@ -636,7 +776,7 @@ def get_scorer(scoring):
 # KLCE: a scorer with audit features
 
 
-class KLCEScorer:
+class KLCEScorer(ScoreRequestMixin):
     """Scorer of the local calibration error :func:`skcalib.klce` on audit features.
 
     The audit features come from, in this order: the ``audit_features`` argument of the call
@@ -645,6 +785,7 @@ class KLCEScorer:
     cross_validate` when ``sklearn.set_config(enable_metadata_routing=True)``; the scorer
     requests it), or the columns ``audit_columns`` of ``X`` (names of a DataFrame's columns or
     integer positions; None is every column of ``X``). Build it with :func:`make_klce_scorer`.
+    ``set_score_request(sample_weight=True)`` also routes ``sample_weight`` to the KLCE.
 
     Parameters
     ----------
@@ -669,10 +810,13 @@ class KLCEScorer:
     True
     """
 
+    #: the audit features are requested by default (routed from ``fit(..., audit_features=A)``)
+    _default_score_requests = {"audit_features": True}
+
     def __init__(self, audit_columns=None, sign=-1, kwargs=None):
         self.audit_columns = audit_columns
+        self._kwargs = _check_sign_and_kwargs(sign, kwargs)
         self._sign = sign
-        self._kwargs = dict(kwargs or {})
 
     def _audit(self, X):
         cols = self.audit_columns
@@ -727,20 +871,6 @@ class KLCEScorer:
         kwargs = dict(self._kwargs)
         kwargs.setdefault("labels", pred.classes)
         return self._sign * klce(y_true, pred.probs, A, sample_weight=sample_weight, **kwargs)
-
-    def get_metadata_routing(self):
-        """Metadata routing of the scorer: it requests ``audit_features`` (and accepts
-        ``sample_weight``).
-
-        Returns
-        -------
-        sklearn.utils.metadata_routing.MetadataRequest
-        """
-        from sklearn.utils.metadata_routing import MetadataRequest
-
-        request = MetadataRequest(owner=type(self).__name__)
-        request.score.add_request(param="audit_features", alias=True)
-        return request
 
     def __repr__(self):
         args = [f"audit_columns={self.audit_columns!r}"] if self.audit_columns is not None else []

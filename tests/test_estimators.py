@@ -206,9 +206,11 @@ def test_set_output_pandas(Est, column):
 
     with pytest.raises(NotFittedError):  # unfitted: no feature names yet
         Est(**kw).get_feature_names_out()
-    est = Est(**kw).set_output(transform="pandas").fit(P, y)
-    assert list(est.get_feature_names_out()) == [column]
     Xdf = pd.DataFrame(P, index=np.arange(40) + 100, columns=["a", "b", "c"])
+    # (fitted on the DataFrame: feature_names_in_, so transforming it does not warn)
+    est = Est(**kw).set_output(transform="pandas").fit(Xdf, y)
+    assert list(est.get_feature_names_out()) == [column]
+    assert list(est.feature_names_in_) == ["a", "b", "c"]
     out = est.transform(Xdf, y)
     assert isinstance(out, pd.DataFrame) and list(out.columns) == [column]
     assert list(out.index) == list(Xdf.index)

@@ -27,7 +27,8 @@ PACKAGE_DIR = pathlib.Path(skcalib.__file__).resolve().parent
 LAYERS = [
     # _estimator_checks: the reasons for the expected failures of scikit-learn's estimator
     # checks; it imports nothing from skcalib
-    ("skcalib._validation", "skcalib._estimator_checks"),
+    # _sklearn_compat: the only module that may import scikit-learn's private helpers (wrapped)
+    ("skcalib._validation", "skcalib._estimator_checks", "skcalib._sklearn_compat"),
     ("skcalib.kernels",),
     ("skcalib._expectations",),
     ("skcalib.distributions",),

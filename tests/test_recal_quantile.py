@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import integrate, stats
+from sklearn.frozen import FrozenEstimator
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import BayesianRidge
 
@@ -170,9 +171,10 @@ def test_recalibrated_regressor_accepts_it():
     X = rng.normal(size=(600, 3))
     y = X @ [1.0, 2.0, 3.0] + rng.standard_t(3, size=600)
     for recal, kw in ((QuantileRecalibration(), dict(cv=3, ensemble=False)),
-                      (QuantileRecalibration(n_knots=50), dict(cv="prefit")),
+                      (QuantileRecalibration(n_knots=50), dict(frozen=True)),
                       ("quantile", dict(cv=3, ensemble=False))):
-        est = BayesianRidge().fit(X, y) if kw["cv"] == "prefit" else BayesianRidge()
+        est = FrozenEstimator(BayesianRidge().fit(X, y)) if kw.pop("frozen", False) else (
+            BayesianRidge())
         rr = RecalibratedRegressor(est, recal, **kw).fit(X, y)
         d = rr.predict_distribution(X)
         assert isinstance(d, Recalibrated)

@@ -43,7 +43,8 @@ def _expected_failed(estimator):
 
 
 CHECKED = [TemperatureScaling(), DistributionTemperatureScaling(), RecalibratedClassifier(cv=3),
-           RecalibratedRegressor(cv=3), PredictionTransformer(LogisticRegression())]
+           RecalibratedRegressor(cv=3), PredictionTransformer(LogisticRegression()),
+           RecalibratedClassifier(), RecalibratedRegressor()]  # (and the default cv)
 
 
 # The generic checks fit on random or degenerate data (noise, blobs that the scores separate,
@@ -284,20 +285,21 @@ def test_recalibrated_classifier_cross_fitting(clf_data, ensemble):
     assert_array_equal(rc.predict(X), rc.classes_[P.argmax(axis=1)])
 
 
-def test_recalibrated_classifier_frozen_and_prefit_agree(clf_data):
+def test_recalibrated_classifier_frozen(clf_data):
+    # (cv="prefit", removed from scikit-learn 1.9, is refused: tests/test_trust_scorers.py)
     X, y = clf_data
     clf = LogisticRegression(C=100.0).fit(X[:600], y[:600])
     frozen = RecalibratedClassifier(FrozenEstimator(clf)).fit(X[600:], y[600:])
-    prefit = RecalibratedClassifier(clf, cv="prefit").fit(X[600:], y[600:])
     direct = TemperatureScaling(input="logits").fit(clf.decision_function(X[600:]), y[600:])
     assert frozen.method_ == "decision_function"
     assert_allclose(frozen.recalibrators_[0].temperature_, direct.temperature_, rtol=1e-14)
-    assert_allclose(prefit.predict_proba(X[:50]), frozen.predict_proba(X[:50]))
+    assert_allclose(frozen.predict_proba(X[:50]),
+                    direct.predict_proba(clf.decision_function(X[:50])), rtol=1e-12)
     # the model was not refitted, and accuracy is unchanged
     assert_array_equal(frozen.estimators_[0].coef_, clf.coef_)
     assert_array_equal(frozen.predict(X), clf.predict(X))
     with pytest.raises(Exception, match="not fitted"):
-        RecalibratedClassifier(LogisticRegression(), cv="prefit").fit(X, y)
+        RecalibratedClassifier(FrozenEstimator(LogisticRegression())).fit(X, y)
 
 
 def test_recalibrated_classifier_any_recalibrator(clf_data):
@@ -312,10 +314,10 @@ def test_recalibrated_classifier_sample_weight(clf_data):
     w = np.random.default_rng(0).integers(1, 3, size=len(y)).astype(float)
     a = RecalibratedClassifier(LogisticRegression(), cv=KFold(3)).fit(X, y, sample_weight=w)
     Xr, yr = np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int))
-    # with repeated rows the folds differ, so compare a single prefit recalibration instead
+    # with repeated rows the folds differ, so compare a single frozen-model recalibration instead
     clf = LogisticRegression().fit(X, y)
-    p1 = RecalibratedClassifier(clf, cv="prefit").fit(X, y, sample_weight=w)
-    p2 = RecalibratedClassifier(clf, cv="prefit").fit(Xr, yr)
+    p1 = RecalibratedClassifier(FrozenEstimator(clf)).fit(X, y, sample_weight=w)
+    p2 = RecalibratedClassifier(FrozenEstimator(clf)).fit(Xr, yr)
     assert_allclose(p1.recalibrators_[0].temperature_, p2.recalibrators_[0].temperature_,
                     rtol=1e-10)
     # the weights reached the estimator's fit
@@ -335,7 +337,8 @@ def test_frozen_model_with_sample_weight_does_not_warn(clf_data):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rc = RecalibratedClassifier(FrozenEstimator(clf)).fit(X[600:], y[600:], sample_weight=w)
-        RecalibratedClassifier(clf, cv="prefit").fit(X[600:], y[600:], sample_weight=w)
+        RecalibratedClassifier(FrozenEstimator(clf), ensemble=False).fit(
+            X[600:], y[600:], sample_weight=w)
     ref = TemperatureScaling().fit(clf.decision_function(X[600:]), y[600:], sample_weight=w)
     assert_allclose(rc.recalibrators_[0].temperature_, ref.temperature_, rtol=1e-14)
 
@@ -676,8 +679,8 @@ def test_parameters_validated_at_every_fit(clf_data, reg_data):
         (RecalibratedClassifier(LogisticRegression(), cv=True), X, y, TypeError, "cv must be"),
         (RecalibratedClassifier(FrozenEstimator(LogisticRegression().fit(X, y)), n_jobs=0), X, y,
          ValueError, "n_jobs"),
-        (RecalibratedClassifier(LogisticRegression(), cv="prefit", n_jobs="2"), X, y, TypeError,
-         "n_jobs"),
+        (RecalibratedClassifier(FrozenEstimator(LogisticRegression().fit(X, y)), n_jobs="2"), X, y,
+         TypeError, "n_jobs"),
         (RecalibratedClassifier("lr"), X, y, TypeError, "estimator must be a scikit-learn"),
         (RecalibratedClassifier(recalibrator=LinearRegression()), X, y, TypeError,
          "recalibrator must provide predict_proba"),

@@ -46,6 +46,8 @@ CLASSIFICATION = {
     "logistic_calibration_pvalue":
         lambda y, P, c: _stats("logistic_calibration")(y, P, labels=c).pvalue,
     "ecce_pvalue": lambda y, P, c: _stats("ecce_test")(y, P, labels=c).pvalue,
+    "neg_skce_zscore": lambda y, P, c: -_stats("skce_test")(
+        y, P, labels=c, method="block", block_size="sqrt", random_state=0).statistic,
 }
 
 # name -> the value from (y, Normal predictive distributions) of a regressor
@@ -128,7 +130,7 @@ def test_classification_scorer_equals_the_metric(binary, name):
     assert_allclose(value, CLASSIFICATION[name](yt, P, model.classes_), rtol=1e-12, atol=1e-15)
     if name in PVALUE:
         assert 0.0 <= value <= 1.0
-    else:
+    elif name != "neg_skce_zscore":  # (a z statistic: about N(0, 1) when calibrated)
         assert value <= 0.0  # a negated error (the smooth and binned ones are >= 0)
 
 

@@ -280,7 +280,7 @@ def _classification(settings, out, progress):
 
     from .. import brier_score, calibration_error, log_score
     from ..recalibration import RecalibratedClassifier
-    from ..recalibration._meta import CLASSIFIER_RECALIBRATORS
+    from ..recalibration._meta import CLASSIFIER_RECALIBRATORS, method_names
     from ..stats import skce_test
 
     seed = settings["seed"]
@@ -314,7 +314,7 @@ def _classification(settings, out, progress):
         progress("choosing the best of the recalibrator family")
         # on probabilities (no decision_function), matrix scaling of their logarithms *is*
         # Dirichlet calibration: list it once
-        names = [name for name in CLASSIFIER_RECALIBRATORS
+        names = [name for name in method_names(CLASSIFIER_RECALIBRATORS)
                  if not (name == "matrix" and not hasattr(model, "decision_function"))]
         candidates = [(name, RecalibratedClassifier(frozen, recalibrator=name))
                       for name in names]
@@ -440,7 +440,7 @@ def _regression(settings, out, progress):
     from .. import crps, interval_coverage, nll
     from .._predictions import predict_distribution
     from ..recalibration import RecalibratedRegressor
-    from ..recalibration._meta import REGRESSOR_RECALIBRATORS
+    from ..recalibration._meta import REGRESSOR_RECALIBRATORS, method_names
     from ..stats import pit_test, skce_test
 
     seed = settings["seed"]
@@ -467,7 +467,7 @@ def _regression(settings, out, progress):
         frozen = FrozenEstimator(model)
         progress("choosing between variance scaling and quantile recalibration")
         candidates = [(name, RecalibratedRegressor(frozen, recalibrator=name))
-                      for name in REGRESSOR_RECALIBRATORS]
+                      for name in method_names(REGRESSOR_RECALIBRATORS)]
         results = _select(candidates, X_cal, y_cal,
                           lambda est, Xs, ys: crps(ys, predict_distribution(est, Xs)),
                           seed, False, progress)

@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import ScoreRequestMixin
 from .._validation import (check_labels_and_probabilities, check_option, check_probabilities,
                            check_sample_weight)
 from ..metrics._binned import make_problems, resolve_mode
@@ -412,8 +413,9 @@ def _risk_sum(R, h_rows, plugin=None, w=None):
     return total
 
 
-class _RiskScorer:
-    """``scorer(estimator, X, y) = -calibration_risk(y, X, estimator)`` (greater is better)."""
+class _RiskScorer(ScoreRequestMixin):
+    """``scorer(estimator, X, y) = -calibration_risk(y, X, estimator)`` (greater is better);
+    ``set_score_request(sample_weight=True)`` routes ``sample_weight`` to it."""
 
     def __call__(self, estimator, X, y_true, sample_weight=None):
         steps = getattr(estimator, "steps", None)

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import check_feature_names
 from .._validation import (
     _check_prob_array,
     check_labels_and_probabilities,
@@ -115,6 +116,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         self.__dict__.pop("target_shape_", None)
         self.classes_ = data.classes
         self.n_features_in_ = _n_columns(X)
+        check_feature_names(self, X, reset=True)
         return data, w
 
     def _fit_distribution(self, X, y, sample_weight=None):
@@ -127,6 +129,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         self._check_weights(sample_weight, X.n_samples)
         self.__dict__.pop("classes_", None)
         self.__dict__.pop("n_features_in_", None)
+        check_feature_names(self, X, reset=True)  # (distributions have none)
         self.target_shape_ = X.target_shape
         rng = check_rng(self.random_state)
         self.kernel_ = _distribution.resolve_regression_kernel(
@@ -162,6 +165,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
                 f"{type(self).__name__} was fitted on predictive distributions; X must be a "
                 f"distribution of the same kind, got {type(X).__name__}."
             )
+        check_feature_names(self, X, reset=False)
         n_cols = _n_columns(X)
         if n_cols != self.n_features_in_:
             raise ValueError(

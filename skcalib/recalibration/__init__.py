@@ -23,7 +23,9 @@
   regression of its empirical CDF) for univariate predictive distributions.
 * :class:`RecalibratedClassifier`, :class:`RecalibratedRegressor` -- cross-fitted
   meta-estimators (like :class:`sklearn.calibration.CalibratedClassifierCV`), also for
-  :class:`~sklearn.frozen.FrozenEstimator` and ``cv="prefit"``.
+  :class:`~sklearn.frozen.FrozenEstimator`.
+* :class:`IdentityRecalibration`, :class:`DistributionIdentityRecalibration` -- no
+  recalibration (``recalibrator="none"``), the baseline of a grid over recalibrators.
 * :class:`PredictionTransformer` -- a model's logits, probabilities or distributions as a
   pipeline step, so that a recalibrator can follow it in a :class:`~sklearn.pipeline.Pipeline`.
 """
@@ -32,6 +34,7 @@ from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._classifier import TemperatureScaling
 from ._distribution import DistributionTemperatureScaling
+from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._meta import PredictionTransformer, RecalibratedClassifier, RecalibratedRegressor
 from ._quantile import QuantileRecalibration
@@ -53,4 +56,6 @@ __all__ = [
     "VectorScaling",
     "MatrixScaling",
     "DirichletCalibration",
+    "IdentityRecalibration",
+    "DistributionIdentityRecalibration",
 ]

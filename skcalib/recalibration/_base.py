@@ -26,6 +26,7 @@ from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import check_feature_names
 from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
                            check_option, check_sample_weight, check_scalar_param,
                            row_sum_tolerance)
@@ -138,6 +139,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _scores(self, X, *, fitting):
         """``(S, kind, L)``: the validated scores, their kind and their ``(n, C)`` logits."""
+        check_feature_names(self, X, reset=fitting)
         S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
         dtype = _input_dtype(X)
         if fitting:

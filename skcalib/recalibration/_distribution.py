@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
+from .._sklearn_compat import check_feature_names
 from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
                            check_sample_weight, check_scalar_param)
 from ..distributions import (Categorical, Mixture, MultivariateNormal, as_distribution,
@@ -168,6 +169,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         """
         self._check_params()
         dist, from_array = as_distribution(X, "X")
+        check_feature_names(self, X, reset=True)
         n = dist.n_samples
         w = check_sample_weight(sample_weight, n)
         if isinstance(dist, Categorical):
@@ -244,6 +246,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
             ``set_output(transform="pandas")``).
         """
         check_is_fitted(self)
+        check_feature_names(self, X, reset=False)
         dist, from_array = as_distribution(X, "X")
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
@@ -299,6 +302,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         Distribution
         """
         check_is_fitted(self)
+        check_feature_names(self, X, reset=False)
         return self._temper(as_distribution(X, "X")[0])
 
     def _check_family(self, dist):

@@ -4,12 +4,13 @@ The cross-fitting follows :class:`sklearn.calibration.CalibratedClassifierCV`: w
 ``ensemble=True`` each fold's model is fitted on the training part and a recalibrator on its
 held-out scores, and predictions average the (model, recalibrator) pairs; with
 ``ensemble=False`` one recalibrator is fitted on the out-of-fold scores of all samples and the
-model is refitted on everything. A :class:`~sklearn.frozen.FrozenEstimator` (or ``cv="prefit"``)
-is never refitted: the recalibrator is fitted on the scores of the data passed to ``fit``.
+model is refitted on everything. A :class:`~sklearn.frozen.FrozenEstimator` is never refitted:
+the recalibrator is fitted on the scores of the data passed to ``fit`` (``cv="prefit"``, removed
+from scikit-learn 1.9, is refused with that advice). ``recalibrator="none"`` fits the model once
+on all the data and leaves its predictions as they are.
 """
 
 import warnings
-from importlib import import_module
 from inspect import signature
 from numbers import Integral
 
@@ -20,59 +21,87 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, Re
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
-from sklearn.utils import _safe_indexing, check_array, get_tags, indexable
-from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _routing_enabled,
-                                            process_routing)
+from sklearn.utils import check_array, get_tags, indexable
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_method_params, _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
 from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
-                           check_sample_weight, user_stacklevel)
+                           check_sample_weight, did_you_mean, user_stacklevel)
 from ..distributions import Mixture, concatenate
 from .._predictions import _accepts_return_std, predict_distribution
+from ._binary_maps import BetaCalibration, PlattScaling
+from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._checks import check_X_container
 from ._classifier import TemperatureScaling, check_input_features
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
+from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
+from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
+from ._quantile import QuantileRecalibration
+from ._venn_abers import VennAbers
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
 
-#: ``recalibrator=`` by name: name -> (module of skcalib.recalibration, class), imported lazily.
+#: ``recalibrator=`` of :class:`RecalibratedClassifier` by name: name -> class. ``"sigmoid"``
+#: and ``"isotonic"`` are scikit-learn's names (``CalibratedClassifierCV(method=...)``);
+#: ``"none"`` is no recalibration (the model's own probabilities, for a grid's baseline).
 CLASSIFIER_RECALIBRATORS = {
-    "temperature": ("_classifier", "TemperatureScaling"),
-    "platt": ("_binary_maps", "PlattScaling"),
-    "beta": ("_binary_maps", "BetaCalibration"),
-    "vector": ("_linear_maps", "VectorScaling"),
-    "matrix": ("_linear_maps", "MatrixScaling"),
-    "dirichlet": ("_linear_maps", "DirichletCalibration"),
-    "isotonic": ("_binning_maps", "IsotonicCalibration"),
-    "histogram": ("_binning_maps", "HistogramBinning"),
-    "scaling_binning": ("_binning_maps", "ScalingBinning"),
-    "venn_abers": ("_venn_abers", "VennAbers"),
+    "temperature": TemperatureScaling,
+    "platt": PlattScaling,
+    "sigmoid": PlattScaling,
+    "beta": BetaCalibration,
+    "vector": VectorScaling,
+    "matrix": MatrixScaling,
+    "dirichlet": DirichletCalibration,
+    "isotonic": IsotonicCalibration,
+    "histogram": HistogramBinning,
+    "scaling_binning": ScalingBinning,
+    "venn_abers": VennAbers,
+    "none": IdentityRecalibration,
 }
+#: ``recalibrator=`` of :class:`RecalibratedRegressor` by name: name -> class.
 REGRESSOR_RECALIBRATORS = {
-    "temperature": ("_distribution", "DistributionTemperatureScaling"),
-    "quantile": ("_quantile", "QuantileRecalibration"),
+    "temperature": DistributionTemperatureScaling,
+    "quantile": QuantileRecalibration,
+    "none": DistributionIdentityRecalibration,
 }
+
+#: The recalibrators that change nothing: the meta-estimators then fit the model once, on all
+#: the data, so that ``recalibrator="none"`` gives exactly the model's own predictions.
+_IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
+
+
+def method_names(registry):
+    """The names of ``registry`` that are recalibration methods: each class once, under its first
+    name (so without scikit-learn's alias ``"sigmoid"``), and without ``"none"``.
+
+    Parameters
+    ----------
+    registry : dict
+        :data:`CLASSIFIER_RECALIBRATORS` or :data:`REGRESSOR_RECALIBRATORS`.
+
+    Returns
+    -------
+    list of str
+    """
+    seen, names = set(), []
+    for name, cls in registry.items():
+        if cls not in seen and cls not in _IDENTITIES:
+            seen.add(cls)
+            names.append(name)
+    return names
 
 
 def recalibrator_class(name, registry, kind="classifier"):
-    """The recalibrator class registered under ``name`` (a ``ValueError`` listing the names)."""
+    """The recalibrator class registered under ``name`` (a ``ValueError`` listing the names, with
+    the closest one for a mistyped name)."""
     if name not in registry:
         raise ValueError(f"recalibrator={name!r} is not a {kind} recalibrator name; use one of "
-                         f"{sorted(registry)} or an estimator instance.")
-    module, cls = registry[name]
-    path = f"{__package__}.{module}"
-    try:
-        found = getattr(import_module(path), cls, None)
-    except ModuleNotFoundError as exc:
-        if exc.name != path:
-            raise
-        found = None
-    if found is None:
-        raise ValueError(f"recalibrator={name!r} ({cls}) is not available in this version of "
-                         "skcalib.")
-    return found
+                         f"{sorted(registry)} or an estimator instance."
+                         + did_you_mean(name, registry))
+    return registry[name]
 
 
 def _resolve_method(estimator, method):
@@ -111,16 +140,25 @@ def _check_estimator_param(estimator, name="estimator"):
                         f"{estimator!r:.80} of type {type(estimator).__name__}.")
 
 
-def _prefit(cv):
-    return isinstance(cv, str) and cv == "prefit"
+#: Folds of the default ``cv=None`` (fewer for a classifier whose smallest class is smaller).
+DEFAULT_N_FOLDS = 5
 
 
 def _check_cv_option(cv):
-    if isinstance(cv, str) and cv != "prefit":
-        raise ValueError(f"cv must be None, an int, a splitter, an iterable or 'prefit'; "
+    if isinstance(cv, str) and cv == "prefit":
+        # scikit-learn 1.9 removed it from CalibratedClassifierCV, for the same reason: a fitted
+        # model is said to be fitted by wrapping it, which every meta-estimator understands
+        raise ValueError(
+            "cv='prefit' is not supported (scikit-learn 1.9 removed it from "
+            "CalibratedClassifierCV too): wrap the fitted model in "
+            "sklearn.frozen.FrozenEstimator instead, e.g. "
+            "RecalibratedClassifier(FrozenEstimator(model)), which is not refitted and whose "
+            "recalibrator is fitted on the data passed to fit.")
+    if isinstance(cv, str):
+        raise ValueError(f"cv must be None, an int, a splitter or an iterable of splits; "
                          f"got {cv!r}.")
     if isinstance(cv, (bool, np.bool_)):
-        raise TypeError(f"cv must be None, an int, a splitter, an iterable or 'prefit'; "
+        raise TypeError(f"cv must be None, an int, a splitter or an iterable of splits; "
                         f"got {cv!r}.")
     if isinstance(cv, Integral) and cv < 2:
         raise ValueError(f"cv must be at least 2 folds; got {cv!r}.")
@@ -168,7 +206,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         if self.estimator is not None:
             return self.estimator
         est = self._default_estimator()
-        if _routing_enabled():
+        if routing_enabled():
             est.set_fit_request(sample_weight=True)
         return est
 
@@ -181,13 +219,11 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         -------
         routing : MetadataRouter
         """
-        router = MetadataRouter(owner=self).add_self_request(self).add(
+        return MetadataRouter(owner=self).add_self_request(self).add(
             estimator=self._get_estimator(),
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"))
-        if not _prefit(self.cv):
-            router.add(splitter=check_cv(self.cv),
-                       method_mapping=MethodMapping().add(caller="fit", callee="split"))
-        return router
+            method_mapping=MethodMapping().add(caller="fit", callee="fit")).add(
+            splitter=check_cv(self.cv),
+            method_mapping=MethodMapping().add(caller="fit", callee="split"))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -195,13 +231,12 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         return tags
 
     def _routed_params(self, estimator, sample_weight, fit_params):
-        if _routing_enabled():
+        if routing_enabled():
             routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
             return (routed.estimator.fit,
                     routed.splitter.split if "splitter" in routed else {})
         kwargs = dict(fit_params)
-        if sample_weight is not None and not (
-                _prefit(self.cv) or isinstance(estimator, FrozenEstimator)):
+        if sample_weight is not None and not isinstance(estimator, FrozenEstimator):
             # (a fitted model is not refitted: the weights only serve the recalibrator)
             if "sample_weight" in signature(estimator.fit).parameters:
                 kwargs["sample_weight"] = sample_weight
@@ -221,13 +256,24 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         fit_kwargs, split_kwargs = self._routed_params(estimator, sw, fit_params)
         frozen = isinstance(estimator, FrozenEstimator)
         ensemble = (not frozen) if self.ensemble == "auto" else bool(self.ensemble)
-        if _prefit(self.cv) or (frozen and not ensemble):
+        if isinstance(self._recalibrator_template(), _IDENTITIES):
+            # No recalibration: the model itself, fitted once on all the data (cv and ensemble
+            # would only make it an average of models fitted on parts of it).
+            if frozen:
+                check_is_fitted(estimator)
+            else:
+                estimator = clone(estimator).fit(X, y, **fit_kwargs)
+            self.estimators_ = [estimator]
+            self.recalibrators_ = [self._fit_recalibrator(estimator, X, y, sw)]
+            return self._finish(estimator)
+        if frozen and not ensemble:
             # A fitted model is not refitted: its scores on all of X train one recalibrator.
             check_is_fitted(estimator)
             self.estimators_ = [estimator]
             self.recalibrators_ = [self._fit_recalibrator(estimator, X, y, sw)]
             return self._finish(estimator)
-        cv = check_cv(self.cv, y, classifier=is_classifier(self))
+        cv = check_cv(self._default_cv(y) if self.cv is None else self.cv, y,
+                      classifier=is_classifier(self))
         self._check_folds(cv, y)
         splits = list(cv.split(X, y, **split_kwargs))
         if ensemble:
@@ -254,6 +300,9 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
     def _check_folds(self, cv, y):
         pass
 
+    def _default_cv(self, y):
+        return DEFAULT_N_FOLDS
+
     def _finish(self, estimator):
         first = self.estimators_[0]
         for attr in ("n_features_in_", "feature_names_in_"):
@@ -262,17 +311,17 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def _fit_pair(self, estimator, X, y, sw, fit_kwargs, train, test):
-        params = _check_method_params(X, params=fit_kwargs, indices=train)
-        estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **params)
-        recal = self._fit_recalibrator(estimator, _safe_indexing(X, test), _safe_indexing(y, test),
+        params = check_method_params(X, fit_kwargs, indices=train)
+        estimator.fit(safe_indexing(X, train), safe_indexing(y, train), **params)
+        recal = self._fit_recalibrator(estimator, safe_indexing(X, test), safe_indexing(y, test),
                                        None if sw is None else sw[test])
         return estimator, recal
 
     def _fold_predictions(self, estimator, X, y, fit_kwargs, train, test):
-        params = _check_method_params(X, params=fit_kwargs, indices=train)
-        estimator.fit(_safe_indexing(X, train), _safe_indexing(y, train), **params)
+        params = check_method_params(X, fit_kwargs, indices=train)
+        estimator.fit(safe_indexing(X, train), safe_indexing(y, train), **params)
         self._check_fitted_fold(estimator)
-        return self._scores(estimator, _safe_indexing(X, test))
+        return self._scores(estimator, safe_indexing(X, test))
 
     def _fit_recalibrator(self, estimator, X, y, sw):
         self._check_fitted_fold(estimator)
@@ -294,20 +343,26 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
     ----------
     estimator : classifier, default=None
         The model to recalibrate (default: ``LogisticRegression()``). Wrap a fitted model in
-        :class:`~sklearn.frozen.FrozenEstimator` (or pass ``cv="prefit"``) to recalibrate it
-        without refitting.
+        :class:`~sklearn.frozen.FrozenEstimator` to recalibrate it without refitting
+        (``cv="prefit"``, removed from scikit-learn 1.9, is refused with this advice).
     recalibrator : estimator or str, default=None
         Fitted on ``(scores, y)`` of held-out data, it must provide ``predict_proba(scores)``;
         default ``TemperatureScaling()``. A name selects a method with its defaults:
-        ``"temperature"``, ``"platt"``, ``"beta"``, ``"vector"``, ``"matrix"``, ``"dirichlet"``,
-        ``"isotonic"``, ``"histogram"``, ``"scaling_binning"`` or ``"venn_abers"`` (so that
-        ``GridSearchCV`` can search over methods; a randomised method, ``"scaling_binning"``,
-        is built with ``random_state=0``). A recalibrator with ``input="auto"`` is told
-        which kind
-        of scores it receives, and one with a ``labels`` parameter gets ``classes_``.
-    cv : int, cross-validation splitter, iterable or "prefit", default=None
-        Folds for cross-fitting (``None``: 5-fold stratified). ``"prefit"``: ``estimator`` is
-        already fitted and the recalibrator is fitted on all data passed to ``fit``.
+        ``"temperature"``, ``"platt"`` (also scikit-learn's ``"sigmoid"``), ``"beta"``,
+        ``"vector"``, ``"matrix"``, ``"dirichlet"``, ``"isotonic"``, ``"histogram"``,
+        ``"scaling_binning"``, ``"venn_abers"`` or ``"none"`` (so that ``GridSearchCV`` can
+        search over methods; a randomised method, ``"scaling_binning"``, is built with
+        ``random_state=0``). ``"none"`` (:class:`IdentityRecalibration`) is no recalibration,
+        the baseline of such a grid: the model is fitted once on all the data (``cv`` and
+        ``ensemble`` are not used; a ``FrozenEstimator`` is not refitted) and, with
+        ``method="auto"``, its own ``predict_proba`` is returned exactly. A recalibrator with
+        ``input="auto"`` is told which kind of scores it receives, and one with a ``labels``
+        parameter gets ``classes_``. The names are the keys of
+        ``skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS``.
+    cv : int, cross-validation splitter or iterable, default=None
+        Folds for cross-fitting. ``None``: 5-fold stratified, or as many folds as the smallest
+        class has samples when that is fewer (at least 2), so that every fold holds every
+        class. ``"prefit"`` is refused: wrap a fitted model in ``FrozenEstimator``.
     ensemble : bool or "auto", default="auto"
         ``True``: one (model, recalibrator) pair per fold, probabilities averaged.
         ``False``: one recalibrator on the out-of-fold scores of all samples, and the model
@@ -377,13 +432,23 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         """
         check_option(self.method, "method", _METHODS)
         self._check_params()
-        method = _resolve_method(self._get_estimator(), self.method)
+        estimator = self._get_estimator()
+        method = self.method
+        if (method == "auto" and isinstance(self._recalibrator_template(), IdentityRecalibration)
+                and hasattr(estimator, "predict_proba")):
+            method = "predict_proba"  # no recalibration: the model's own probabilities
+        method = _resolve_method(estimator, method)
         check_X_container(X, ragged=False)
-        self.classes_, _ = check_class_labels(y, _num_samples(X), name="y")
+        self.classes_, _ = check_class_labels(y, num_samples(X), name="y")
         y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
         check_classification_targets(y_arr)
         self.method_ = method
         return self._fit(X, y_arr, sample_weight, fit_params)
+
+    def _default_cv(self, y):
+        # 5 folds, or as many as the smallest class has samples (each fold needs every class)
+        smallest = np.unique(y, return_counts=True)[1].min()
+        return int(max(2, min(DEFAULT_N_FOLDS, smallest)))
 
     def _check_folds(self, cv, y):
         n_splits = cv.get_n_splits() if hasattr(cv, "get_n_splits") else None
@@ -464,16 +529,20 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
     ----------
     estimator : regressor, default=None
         The model (default ``BayesianRidge()``); a
-        :class:`~sklearn.frozen.FrozenEstimator` or ``cv="prefit"`` is not refitted. A
+        :class:`~sklearn.frozen.FrozenEstimator` is not refitted. A
         classifier, or a regressor without predictive distributions, is a ``TypeError`` at
         ``fit``.
     recalibrator : estimator or str, default=None
         Fitted on ``(distributions, y)``; its ``transform`` must return distributions
         (default ``DistributionTemperatureScaling()``). A name selects a method with its
-        defaults: ``"temperature"`` (:class:`DistributionTemperatureScaling`) or ``"quantile"``
-        (:class:`QuantileRecalibration`).
-    cv : int, cross-validation splitter, iterable or "prefit", default=None
-        Folds for cross-fitting (``None``: 5-fold).
+        defaults: ``"temperature"`` (:class:`DistributionTemperatureScaling`), ``"quantile"``
+        (:class:`QuantileRecalibration`) or ``"none"``
+        (:class:`DistributionIdentityRecalibration`: no recalibration, the model fitted once on
+        all the data, its predictive distributions returned exactly; ``cv`` and ``ensemble``
+        are then not used).
+    cv : int, cross-validation splitter or iterable, default=None
+        Folds for cross-fitting (``None``: 5-fold). ``"prefit"`` is refused: wrap a fitted
+        model in ``FrozenEstimator``.
     ensemble : bool or "auto", default="auto"
         ``True``: one (model, recalibrator) pair per fold; the prediction is their equally
         weighted mixture. ``False``: one recalibrator on the out-of-fold predictions of all
@@ -540,7 +609,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
             msg = str(exc).strip().split("\n")[0]
             raise ValueError(msg if "y" in msg.split() else
                              f"y must hold real targets: {msg}") from None
-        n = _num_samples(X)
+        n = num_samples(X)
         if y_arr.shape[0] != n:
             raise ValueError(f"y has {y_arr.shape[0]} entries but there are {n} samples.")
         return self._fit(X, y_arr, sample_weight, fit_params)

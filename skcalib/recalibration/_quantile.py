@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import check_feature_names
 from .._validation import check_bool, check_sample_weight, check_scalar_param
 from ..distributions import Recalibrated, as_distribution
 from ..metrics._regression import check_univariate_predictions
@@ -158,6 +159,7 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         if self.n_knots is not None:
             check_scalar_param(self.n_knots, "n_knots", kind="int", min_val=1)
         dist, from_array = as_distribution(X, "X")
+        check_feature_names(self, X, reset=True)
         dist, y, _ = check_univariate_predictions(check_y_given(y), dist)
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots)
@@ -171,6 +173,7 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
 
     def _recalibrate(self, X):
         check_is_fitted(self)
+        check_feature_names(self, X, reset=False)
         dist, _ = as_distribution(X, "X")
         sig = family_signature(dist)
         if sig != self._signature:

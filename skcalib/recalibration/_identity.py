@@ -1,0 +1,251 @@
+"""No recalibration: the identity maps behind ``recalibrator="none"``.
+
+A grid over ``recalibrator`` should be able to include "leave the model as it is": these
+estimators return a classifier's probabilities, or a regressor's predictive distributions,
+unchanged (and :class:`~skcalib.recalibration.RecalibratedClassifier` /
+:class:`~skcalib.recalibration.RecalibratedRegressor` then fit the model once, on all the data,
+so that the candidate is exactly the model itself).
+"""
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._expectations import check_targets
+from .._sklearn_compat import check_feature_names
+from .._validation import check_bool, check_sample_weight
+from ..distributions import Categorical, as_distribution, is_distribution
+from ._base import ClassifierRecalibrator, check_input_features
+from ._checks import check_y_given
+from ._distribution import family_signature, pass_distributions_through_set_output
+
+__all__ = ["IdentityRecalibration", "DistributionIdentityRecalibration"]
+
+
+class IdentityRecalibration(ClassifierRecalibrator):
+    """No recalibration of a classifier's scores: probabilities pass through unchanged.
+
+    Probabilities are returned as given (as float64), logits as their softmax (for the 1-D
+    log-odds of a binary classifier, their sigmoid). ``recalibrator="none"`` of
+    :class:`RecalibratedClassifier` selects it, so that a grid over recalibrators can include
+    "no recalibration".
+
+    Parameters
+    ----------
+    input : {"auto", "logits", "proba"}, default="auto"
+        Kind of scores; ``"auto"`` reads rows of values in [0, 1] summing to one as
+        probabilities.
+    labels : array-like, default=None
+        All class labels (for classes absent from ``y``), sorted as the score columns.
+    eps : float, default=1e-12
+        Probabilities are clipped at ``eps`` when turned into logits (not used for the output).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    input_ : str
+        The kind of scores seen in ``fit``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    See Also
+    --------
+    RecalibratedClassifier : ``recalibrator="none"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.recalibration import IdentityRecalibration
+    >>> P = np.array([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4]])
+    >>> IdentityRecalibration().fit(P, [0, 1, 1]).predict_proba(P)
+    array([[0.9, 0.1],
+           [0.3, 0.7],
+           [0.6, 0.4]])
+    """
+
+    def __init__(self, input="auto", *, labels=None, eps=1e-12):
+        self.input = input
+        self.labels = labels
+        self.eps = eps
+
+    def _fit_scores(self, S, L, y_idx, n_classes, w):
+        pass
+
+    def _proba(self, S, L):
+        if self.input_ == "proba":
+            return np.column_stack([1.0 - S, S]) if S.ndim == 1 else S.copy()
+        return softmax(L, axis=1)
+
+
+class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
+    """No recalibration of predictive distributions: they pass through unchanged.
+
+    ``recalibrator="none"`` of :class:`RecalibratedRegressor` selects it, so that a grid over
+    recalibrators can include "no recalibration". Like the other distribution recalibrators it
+    takes distribution objects or ``[mean, std]`` arrays (Normal predictions), and checks that
+    what it transforms is of the family seen in ``fit``.
+
+    Attributes
+    ----------
+    family_ : str
+        The family of the predictions seen in ``fit``.
+    n_features_in_ : int
+        2, when fitted on a ``[mean, std]`` array.
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    See Also
+    --------
+    RecalibratedRegressor : ``recalibrator="none"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.distributions import Normal
+    >>> from skcalib.recalibration import DistributionIdentityRecalibration
+    >>> dist = Normal(np.array([0.0, 1.0]), np.array([1.0, 2.0]))
+    >>> out = DistributionIdentityRecalibration().fit(dist, [0.1, 0.5]).transform(dist)
+    >>> out is dist
+    True
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Record the family of the predictions ``X`` (nothing is learned).
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictive distributions, or Normal means and standard deviations.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True targets (checked only).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Checked only.
+
+        Returns
+        -------
+        self : DistributionIdentityRecalibration
+        """
+        dist, from_array = as_distribution(X, "X")
+        check_feature_names(self, X, reset=True)
+        check_sample_weight(sample_weight, dist.n_samples)
+        y = check_y_given(y)
+        if isinstance(dist, Categorical):
+            if len(np.asarray(y)) != dist.n_samples:
+                raise ValueError(f"y has {len(np.asarray(y))} entries but X has "
+                                 f"{dist.n_samples} predictions.")
+        else:
+            check_targets(y, dist, name="y")
+        self.family_ = type(dist).__name__
+        self._signature = family_signature(dist)
+        if from_array:
+            self.n_features_in_ = 2
+        elif hasattr(self, "n_features_in_"):
+            del self.n_features_in_  # a refit on distributions
+        return self
+
+    def _check(self, X):
+        check_is_fitted(self)
+        check_feature_names(self, X, reset=False)
+        dist, from_array = as_distribution(X, "X")
+        sig = family_signature(dist)
+        if sig != self._signature:
+            raise ValueError(f"X holds {sig} predictions but {self._signature} predictions were "
+                             "seen in fit.")
+        return dist, from_array
+
+    def transform(self, X):
+        """The predictions, unchanged (an array for an array, a distribution for a distribution).
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictions of the family seen in ``fit``.
+
+        Returns
+        -------
+        Distribution or ndarray of shape (n_samples, 2)
+        """
+        dist, from_array = self._check(X)
+        return np.column_stack([dist.loc, dist.scale]) if from_array else dist
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """:meth:`fit`, then :meth:`transform` of ``X``.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictive distributions, or Normal means and standard deviations.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True targets.
+        **fit_params : dict
+            Passed to :meth:`fit` (``sample_weight``).
+
+        Returns
+        -------
+        Distribution or ndarray of shape (n_samples, 2)
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def predict_distribution(self, X):
+        """The predictions as a distribution object, unchanged.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Predictions of the family seen in ``fit``.
+
+        Returns
+        -------
+        Distribution
+        """
+        return self._check(X)[0]
+
+    def predict(self, X, return_std=False):
+        """Predicted means and, optionally, standard deviations (those of ``X``).
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Real-valued predictions of the family seen in ``fit``.
+        return_std : bool, default=False
+            Also return the standard deviations.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,) or (n_samples, d)
+        std : ndarray of shape (n_samples,) or (n_samples, d)
+            Only with ``return_std=True``.
+        """
+        check_bool(return_std, "return_std")
+        dist = self.predict_distribution(X)
+        if isinstance(dist, Categorical):
+            raise TypeError("predict is defined for real-valued predictions; use "
+                            "predict_distribution for class probabilities.")
+        mean = np.array(dist.mean)
+        return (mean, np.sqrt(dist.variance)) if return_std else mean
+
+    def get_feature_names_out(self, input_features=None):
+        """Columns of :meth:`transform` for array input: ``["mean", "std"]``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Names of the two input columns; only their number is checked.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        if self._signature != "Normal":
+            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
+                             "in fit), which have no column names; only Normal predictions "
+                             "given as [mean, std] arrays do.")
+        check_input_features(input_features, 2)
+        return np.asarray(["mean", "std"], dtype=object)
+
+
+pass_distributions_through_set_output(DistributionIdentityRecalibration,
+                                      lambda self, X: is_distribution(X))
