@@ -20,6 +20,7 @@ import math
 import textwrap
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from ._expectations import check_targets
 from ._predictions import predict_distribution
@@ -622,7 +623,7 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
                                 f"{type(obj).__name__} has none.")
             classes = getattr(obj, "classes_", None)
             if classes is None:
-                raise ValueError(f"{type(obj).__name__} is not fitted (it has no classes_).")
+                raise NotFittedError(f"{type(obj).__name__} is not fitted (it has no classes_).")
             predictions = np.asarray(obj.predict_proba(X))
             if labels is not None and not np.array_equal(np.sort(np.asarray(labels)),
                                                          np.sort(np.asarray(classes))):
@@ -678,11 +679,9 @@ def _classification_report(predictions, y, labels, name, *, n_bins, confidence_l
     sections = []
 
     # accuracy --------------------------------------------------------------------------------
-    from sklearn.metrics import accuracy_score
-
-    predicted = np.asarray(classes)[np.argmax(P, axis=1)]
-    accuracy = float(accuracy_score(y_arr, predicted))
-    n_correct = int(round(accuracy * n))
+    # on the encoded labels: scikit-learn's accuracy_score refuses an object array of labels
+    n_correct = int(np.count_nonzero(np.asarray(data.y) == np.argmax(P, axis=1)))
+    accuracy = n_correct / n
     acc_ci = binomtest(n_correct, n).proportion_ci(confidence_level, method="exact")
     confidence = float(np.mean(np.max(P, axis=1)))
     rows = [ReportRow("accuracy", accuracy, acc_ci.low, acc_ci.high,

@@ -174,3 +174,23 @@ def test_reliability_interval_of_huge_frequency_weights_is_the_limit_not_nan():
     below = skcalib.reliability_curve(y, np.full(5, 0.55), sample_weight=np.full(5, 1e14))
     assert np.all(below.ci_low < below.prob_true) and np.all(below.prob_true < below.ci_high)
     assert np.all(below.ci_high - below.ci_low < 1e-5)
+
+
+def test_report_accepts_object_labels():
+    P = np.random.default_rng(0).dirichlet(np.ones(3), 60)
+    y = np.arange(60) % 3
+    a = skcalib.calibration_report(P, y=y.astype(object), n_resamples=50).to_frame()
+    b = skcalib.calibration_report(P, y=y, n_resamples=50).to_frame()
+    assert a.equals(b)  # scikit-learn's accuracy_score refused the object labels
+
+
+def test_unfitted_models_raise_not_fitted_error():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.linear_model import LogisticRegression
+    from skcalib.plotting import ReliabilityDisplay
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = np.arange(40) % 2
+    with pytest.raises(NotFittedError, match="LogisticRegression is not fitted"):
+        skcalib.calibration_report(LogisticRegression(), X, y)
+    with pytest.raises(NotFittedError, match="LogisticRegression is not fitted"):
+        ReliabilityDisplay.from_estimator(LogisticRegression(), X, y)

@@ -13,6 +13,7 @@ Display draws, not when :mod:`skcalib.plotting` is imported.
 """
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from .._predictions import predict_distribution
 
@@ -68,7 +69,7 @@ def predict_proba_of(estimator, X):
                         "is needed (or call from_predictions with its probabilities).")
     classes = getattr(estimator, "classes_", None)
     if classes is None:
-        raise ValueError(f"{type(estimator).__name__} is not fitted (it has no classes_).")
+        raise NotFittedError(f"{type(estimator).__name__} is not fitted (it has no classes_).")
     return np.asarray(estimator.predict_proba(X)), np.asarray(classes)
 
 
