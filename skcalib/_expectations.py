@@ -1113,8 +1113,21 @@ def laplace_e2(loc1, scale1, loc2, scale2, gamma):
 # targets
 
 
-def check_targets(y_true, dist, name="y_true"):
-    """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate."""
+def check_not_empty(dist, name="y_pred"):
+    """``ValueError`` naming ``name`` for a distribution object without rows: every metric, test,
+    scorer and Display refuses empty predictions, as it does the empty array form (which
+    scikit-learn's ``check_array`` refuses), instead of an ``IndexError`` or a silent NaN."""
+    if dist.n_samples < 1:
+        raise ValueError(f"{name} is empty: found a {type(dist).__name__} with 0 sample(s) while "
+                         "a minimum of 1 is required.")
+
+
+def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
+    """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate.
+    The distribution must not be empty (see :func:`check_not_empty`; ``pred_name=None`` allows
+    it, for the distribution's own methods)."""
+    if pred_name is not None:
+        check_not_empty(dist, pred_name)
     raw = y_true if isinstance(y_true, np.ndarray) else None
     if raw is None:
         try:

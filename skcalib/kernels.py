@@ -866,6 +866,18 @@ def _rotated(dist):
     return getattr(dist, "covariance_type", None) == "full"
 
 
+def _same_embedding_space(d1, d2):
+    """Whether differences of the embeddings of two batches are their W2 distances: the same
+    batch, or batches whose embeddings do not depend on the batch (not rotated, equal
+    ``_embedding_key``, e.g. recalibrated predictions through one map)."""
+    if d1 is d2:
+        return True
+    if _rotated(d1) or _rotated(d2):
+        return False
+    key1, key2 = getattr(d1, "_embedding_key", None), getattr(d2, "_embedding_key", None)
+    return (key1() if key1 else None) == (key2() if key2 else None)
+
+
 class _PreparedWasserstein:
     """``log k = -(W2 / length_scale)**exponent`` on tiles and matching pairs of a distribution.
 
@@ -919,8 +931,8 @@ class _PreparedWasserstein:
     def squared_block(self, a, b, other=None):
         """Squared scaled distances between rows ``a`` of self and rows ``b`` of ``other``."""
         other = self if other is None else other
-        if self.E is not None and other.E is not None and (
-                other.dist is self.dist or not (_rotated(self.dist) or _rotated(other.dist))):
+        if self.E is not None and other.E is not None and _same_embedding_space(self.dist,
+                                                                               other.dist):
             safe = self._safe and other._safe
             Ea, Eb = (self.E[a], other.E[b]) if safe else (self.E_raw[a], other.E_raw[b])
             if Ea.shape[1] <= 8 or not safe:
