@@ -626,7 +626,8 @@ class _DiagNormalOps(_Ops):
         out = None
         for k in range(Y.shape[-1]):
             V2k = V2 if np.ndim(V2) == 0 else V2[..., k]
-            sd = np.sqrt(V[..., k] + V2k)
+            # hypot of the standard deviations: the sum of huge variances may overflow
+            sd = np.hypot(np.sqrt(V[..., k]), np.sqrt(V2k))
             delta = M[..., k] - Y[..., k]
             if self.gauss:
                 term = _gauss_log_e_scaled(delta, sd, unit)

@@ -280,6 +280,43 @@ def _check_q(q, n_samples):
     return q
 
 
+def _variance_in_range(dist):
+    """Variances of a univariate family from its moments in units of their magnitude: ``inf``
+    (no warning) only where the variance itself exceeds the float range (standard deviations
+    beyond about 1.3e154)."""
+    unit = moment_unit(dist)
+    v = dist._moments(unit)[1]
+    if unit == 1.0:
+        return v
+    with np.errstate(over="ignore"):
+        return v * unit * unit
+
+
+def moment_unit(dist, *arrays):
+    """A power of two ``u`` such that ``dist._moments(u)`` (means and variances in units of
+    ``u``) and ``arrays / u`` stay far inside the float range: 1 unless the largest location,
+    scale or target exceeds ``1e150`` (whose squares would overflow), else about that
+    magnitude. Ratios of variances and errors (ENCE, median heuristics) are then computed in
+    these units, exactly as in the original ones (scaling by powers of two is exact)."""
+    top = max([float(np.max(np.abs(a))) if np.size(a) else 0.0 for a in arrays] + [0.0])
+    stack = [dist]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, Mixture):
+            stack.extend(d.components)
+        elif isinstance(d, Recalibrated):
+            stack.append(d.base)
+        else:
+            for name in ("loc", "scale", "mean", "cov"):
+                v = getattr(d, name, None)
+                if v is not None and np.size(v):
+                    v = float(np.max(np.abs(v)))
+                    top = max(top, math.sqrt(v) if name == "cov" else v)
+    if top <= 1e150:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top)[1])
+
+
 class Distribution:
     """Base class of batched predictive distributions (row ``i`` = prediction for sample ``i``)."""
 
@@ -618,13 +655,14 @@ class Normal(_LocationScale):
 
     @property
     def variance(self):
-        return self.scale ** 2
+        return _variance_in_range(self)
 
     def _take(self, rows):
         return Normal(self.loc[rows], self.scale[rows])
 
-    def _moments(self):
-        return self.loc[:, None], self.scale ** 2
+    def _moments(self, unit=1.0):
+        s = self.scale / unit
+        return self.loc[:, None] / unit, s * s
 
     def _draw(self, rng, m):
         return self.loc + self.scale * rng.standard_normal((m, self.n_samples))
@@ -752,13 +790,14 @@ class Laplace(_LocationScale):
 
     @property
     def variance(self):
-        return 2.0 * self.scale ** 2
+        return _variance_in_range(self)
 
     def _take(self, rows):
         return Laplace(self.loc[rows], self.scale[rows])
 
-    def _moments(self):
-        return self.loc[:, None], 2.0 * self.scale ** 2
+    def _moments(self, unit=1.0):
+        s = self.scale / unit
+        return self.loc[:, None] / unit, 2.0 * s * s
 
     def _draw(self, rng, m):
         return self.loc + self.scale * rng.laplace(size=(m, self.n_samples))
@@ -969,8 +1008,8 @@ class MultivariateNormal(Distribution):
     def _take(self, rows):
         return MultivariateNormal(self.mean[rows], self.cov[rows])
 
-    def _moments(self):
-        return self.mean, self.variance.sum(axis=1)
+    def _moments(self, unit=1.0):
+        return self.mean / unit, (self.variance / unit / unit).sum(axis=1)
 
     def _draw(self, rng, m):
         E = rng.standard_normal((m, self.n_samples, self.dim))
@@ -1007,15 +1046,20 @@ class MultivariateNormal(Distribution):
         # Bures: |m - m'|^2 + tr S + tr S' - 2 tr (S^{1/2} S' S^{1/2})^{1/2}
         shape = np.broadcast(i, j).shape
         i, j = np.broadcast_to(i, shape).ravel(), np.broadcast_to(j, shape).ravel()
-        R1 = self._roots()
-        C2 = other.full_covariance()
+        # In units of a power of two u when the covariances are huge (or tiny): S^{1/2} S'
+        # S^{1/2} has the fourth power of the scales, beyond the float range for 1e150.
+        top = max(math.sqrt(float(np.max(np.abs(d.cov)))) if d.cov.size else 0.0
+                  for d in (self, other))
+        unit = 1.0 if top == 0.0 or 1e-60 <= top <= 1e60 else math.ldexp(1.0, math.frexp(top)[1])
+        R1 = self._roots() / unit
+        C2 = other.full_covariance() / unit / unit
         out = np.empty(i.size)
         step = 4096
         for s in range(0, i.size, step):
             ii, jj = i[s:s + step], j[s:s + step]
             M = np.einsum("nij,njk,nkl->nil", R1[ii], C2[jj], R1[ii])
             ev = np.maximum(np.linalg.eigvalsh(0.5 * (M + np.swapaxes(M, 1, 2))), 0.0)
-            dm = self.mean[ii] - other.mean[jj]
+            dm = (self.mean[ii] - other.mean[jj]) / unit
             tr1 = np.einsum("nii->n", R1[ii] @ R1[ii])
             tr2 = np.einsum("nii->n", C2[jj])
             bures = tr1 + tr2 - 2 * np.sqrt(ev).sum(axis=1)
@@ -1023,6 +1067,9 @@ class MultivariateNormal(Distribution):
             # covariances in two batches must be at distance 0, also for tiny length scales)
             noise = 16 * M.shape[1] * np.finfo(np.float64).eps * (tr1 + tr2)
             out[s:s + step] = np.einsum("nk,nk->n", dm, dm) + np.where(bures <= noise, 0.0, bures)
+        if unit != 1.0:
+            with np.errstate(over="ignore", under="ignore"):   # inf: a distance beyond range
+                out *= unit * unit
         return out.reshape(shape)
 
     def _roots(self):
@@ -1243,11 +1290,11 @@ class Mixture(Distribution):
     def _take(self, rows):
         return Mixture(self.weights[rows], [c._take(rows) for c in self.components])
 
-    def _moments(self):
+    def _moments(self, unit=1.0):
         m = 0.0
         second = 0.0
         for k, c in enumerate(self.components):
-            mk, vk = c._moments()
+            mk, vk = c._moments(unit)
             w = self.weights[:, k]
             m = m + w[:, None] * mk
             second = second + w * (vk + np.einsum("ij,ij->i", mk, mk))
@@ -1264,6 +1311,8 @@ class Mixture(Distribution):
     @property
     def variance(self):
         """Variances of the mixtures: ``(n_samples,)``, or ``(n_samples, d)`` per coordinate."""
+        if self.dim is None:
+            return _variance_in_range(self)
         m = self.mean
         second = sum(self.weights[:, k].reshape(m.shape[:1] + (1,) * (m.ndim - 1))
                      * (c.variance + c.mean ** 2) for k, c in enumerate(self.components))
@@ -1398,9 +1447,12 @@ class Mixture(Distribution):
         used = W > 0
         lo = np.where(used, comp, np.inf).min(axis=1)
         hi = np.where(used, comp, -np.inf).max(axis=1)
-        # start from the quantile of the moment-matched normal, inside the bracket
-        with np.errstate(invalid="ignore"):
-            guess = np.clip(self.mean + np.sqrt(self.variance) * special.ndtri(q), lo, hi)
+        # start from the quantile of the moment-matched normal, inside the bracket (moments in
+        # units of their magnitude: variances of huge scales overflow)
+        unit = moment_unit(self)
+        m1, v1 = self._moments(unit)
+        with np.errstate(invalid="ignore", over="ignore"):
+            guess = np.clip((m1[:, 0] + np.sqrt(v1) * special.ndtri(q)) * unit, lo, hi)
         guess = np.where(np.isfinite(guess), guess, 0.5 * (lo + hi))
         out = np.where(q <= 0, lo, np.where(q >= 1, hi, guess))
         active = np.flatnonzero((q > 0) & (q < 1) & (lo < hi))
@@ -1993,15 +2045,17 @@ class Recalibrated(Distribution):
     @property
     def variance(self):
         """Variances (exact for a Normal base)."""
+        return _variance_in_range(self)
+
+    def _moments(self, unit=1.0):
         if isinstance(self.base, Normal):
             mu, second = self._standard_normal_terms()[:2]
-            return self.base.scale ** 2 * max(second - mu * mu, 0.0)
-        Q = self._quadrature_quantiles()
+            s = self.base.scale / unit
+            return ((self.base.loc / unit + s * mu)[:, None],
+                    s * s * max(second - mu * mu, 0.0))
+        Q = self._quadrature_quantiles() / unit
         m = _GL_WEIGHTS @ Q
-        return np.maximum(_GL_WEIGHTS @ (Q - m) ** 2, 0.0)
-
-    def _moments(self):
-        return self.mean[:, None], self.variance
+        return m[:, None], np.maximum(_GL_WEIGHTS @ (Q - m) ** 2, 0.0)
 
     def _crps(self, y):
         """CRPS of every row at ``y`` (exact for a Normal base, quadrature otherwise)."""

@@ -815,10 +815,20 @@ class WassersteinKernel(Kernel):
         if idx is not None:
             X = X[idx]
         n = X.n_samples
-        # Squared W2 through the distribution's own hooks (kernels never import distributions).
-        D2 = _PreparedWasserstein(X, 1.0, 2.0).squared_block(slice(0, n), slice(0, n))
-        D = np.sqrt(np.maximum(D2, 0.0))
+        # W2 through the distribution's own hooks (kernels never import distributions); an
+        # embedding gives the distances without squaring huge values (power-of-two rescaling).
+        prep = _PreparedWasserstein(X, 1.0, 2.0)
+        if prep.E_raw is not None:
+            D = _distances(prep.E_raw, prep.E_raw, "euclidean")
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                D = np.sqrt(np.maximum(prep.squared_block(slice(0, n), slice(0, n)), 0.0))
         med = _median_scale(D[np.triu_indices(n, 1)])
+        if not math.isfinite(med):
+            raise ValueError(
+                "the median heuristic of the WassersteinKernel's length_scale overflows: the "
+                "2-Wasserstein distances between the predictions (y_pred) exceed the float "
+                "range; pass a numeric length_scale, or rescale y_true and y_pred.")
         return type(self)(med, exponent=self.exponent, max_samples=self.max_samples)
 
     def _prepare(self, X):
