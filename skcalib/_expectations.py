@@ -49,7 +49,7 @@ import weakref
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from ._validation import check_rng
+from ._validation import check_rng, check_scalar_param
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -827,6 +827,8 @@ def target_ops(dist, y, target_kernel, *, n_mc_samples=100, random_state=None, r
     and ``y``)."""
     if not isinstance(target_kernel, (GaussianKernel, ExponentialKernel)):
         raise TypeError(f"kernel must be a GaussianKernel or an ExponentialKernel; got {target_kernel!r}.")
+    # every path to the Monte-Carlo fallback passes here: one check names the argument
+    check_scalar_param(n_mc_samples, "n_mc_samples", kind="int", min_val=1)
     target_kernel._check()
     if isinstance(target_kernel.length_scale, str):
         raise ValueError("the target kernel's length_scale must be a number here.")
@@ -856,6 +858,7 @@ def paired_ops(p, q, y, target_kernel, *, n_mc_samples=100, random_state=None):
     """Target ops for two distributions of one family whose ``e2(p_i, q_i)`` is wanted: closed
     forms of one common type (full covariances for mixed normal covariance types), else Monte
     Carlo for both (independent draws)."""
+    check_scalar_param(n_mc_samples, "n_mc_samples", kind="int", min_val=1)
     rng = check_rng(random_state)
     mag = max(_magnitude(p, y), _magnitude(q, y))  # one formula for both
     ops = target_ops(p, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,

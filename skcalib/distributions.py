@@ -2117,6 +2117,10 @@ def concatenate(distributions):
     if fam in (Normal, Laplace):
         return fam(np.concatenate([d.loc for d in dists]), np.concatenate([d.scale for d in dists]))
     if fam is MultivariateNormal:
+        dims = sorted({d.dim for d in dists})
+        if len(dims) > 1:
+            raise ValueError("can only concatenate MultivariateNormal batches of one dimension; "
+                             f"got dimensions {dims}.")
         kinds = {d.covariance_type for d in dists}
         covs = [d.cov for d in dists] if len(kinds) == 1 else [d.full_covariance() for d in dists]
         return MultivariateNormal(np.concatenate([d.mean for d in dists]), np.concatenate(covs))
@@ -2124,6 +2128,14 @@ def concatenate(distributions):
         if any(not np.array_equal(d.classes, dists[0].classes) for d in dists):
             raise ValueError("can only concatenate Categorical batches with the same classes.")
         return Categorical(np.concatenate([d.probs for d in dists]), dists[0].classes)
+    if fam is Recalibrated:
+        first = dists[0]
+        if any(not (np.array_equal(d.knots, first.knots) and np.array_equal(d.values, first.values))
+               for d in dists):
+            raise ValueError("can only concatenate Recalibrated batches with the same map (knots "
+                             "and values); use a Mixture to combine differently recalibrated "
+                             "predictions.")
+        return Recalibrated(concatenate([d.base for d in dists]), first.knots, first.values)
     if any(d.n_components != dists[0].n_components for d in dists):
         raise ValueError("can only concatenate mixtures with the same number of components.")
     return Mixture(np.concatenate([d.weights for d in dists]),

@@ -570,6 +570,13 @@ def as_tensor_kernel(kernel, name="kernel"):
     """
     if kernel is None:
         return TensorProductKernel(GaussianKernel("median"), DeltaKernel())
+    pred = kernel.pred_kernel if isinstance(kernel, TensorProductKernel) else kernel
+    if isinstance(pred, WassersteinKernel):
+        raise TypeError(
+            f"{name}: a WassersteinKernel acts on predictive distributions, but y_pred holds class "
+            "probabilities; use a GaussianKernel or ExponentialKernel on the probabilities (the "
+            "default), or pass y_pred as a skcalib distribution (e.g. Normal(mean, std)) for "
+            "real-valued targets.")
     if isinstance(kernel, TensorProductKernel):
         return kernel
     if isinstance(kernel, (GaussianKernel, ExponentialKernel)):
