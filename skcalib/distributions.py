@@ -868,10 +868,13 @@ class Laplace(_LocationScale):
         array([0.])
         """
         q = _check_q(q, self.n_samples)
-        d = q - 0.5
+        # log(2 q) below the median (exact for tiny q, where q - 1/2 would round to -1/2 and
+        # give -inf), -log(2 (1 - q)) above
+        lower = q < 0.5
         with np.errstate(divide="ignore"):  # q = 0 or 1: log(0) = -inf, the end of the support
-            t = -np.log1p(-2.0 * np.abs(d))
-        return self.loc + self.scale * np.sign(d) * t
+            t = np.where(lower, np.log(2.0 * np.where(lower, q, 0.25)),
+                         -np.log1p(-2.0 * np.where(lower, 0.75, q) + 1.0))
+        return self.loc + self.scale * t
 
     def tempered(self, temperature):
         """Temperature scaling (Definition F.1): ``Laplace(loc, T * scale)``; the mean is unchanged.
