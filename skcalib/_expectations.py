@@ -49,7 +49,7 @@ import weakref
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from ._validation import check_rng, check_work_memory
+from ._validation import MAX_MC_SAMPLES, check_n_resamples, check_rng, check_work_memory
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -626,7 +626,8 @@ class _DiagNormalOps(_Ops):
         out = None
         for k in range(Y.shape[-1]):
             V2k = V2 if np.ndim(V2) == 0 else V2[..., k]
-            sd = np.sqrt(V[..., k] + V2k)
+            # hypot of the standard deviations: the sum of huge variances may overflow
+            sd = np.hypot(np.sqrt(V[..., k]), np.sqrt(V2k))
             delta = M[..., k] - Y[..., k]
             if self.gauss:
                 term = _gauss_log_e_scaled(delta, sd, unit)
@@ -828,6 +829,8 @@ def target_ops(dist, y, target_kernel, *, n_mc_samples=100, random_state=None, r
     and ``y``)."""
     if not isinstance(target_kernel, (GaussianKernel, ExponentialKernel)):
         raise TypeError(f"kernel must be a GaussianKernel or an ExponentialKernel; got {target_kernel!r}.")
+    # every path to the Monte-Carlo fallback passes here: one check names the argument
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     target_kernel._check()
     if isinstance(target_kernel.length_scale, str):
         raise ValueError("the target kernel's length_scale must be a number here.")
@@ -857,6 +860,7 @@ def paired_ops(p, q, y, target_kernel, *, n_mc_samples=100, random_state=None):
     """Target ops for two distributions of one family whose ``e2(p_i, q_i)`` is wanted: closed
     forms of one common type (full covariances for mixed normal covariance types), else Monte
     Carlo for both (independent draws)."""
+    check_n_resamples(n_mc_samples, "n_mc_samples", max_val=MAX_MC_SAMPLES)
     rng = check_rng(random_state)
     mag = max(_magnitude(p, y), _magnitude(q, y))  # one formula for both
     ops = target_ops(p, y, target_kernel, n_mc_samples=n_mc_samples, random_state=rng,
@@ -1115,8 +1119,21 @@ def laplace_e2(loc1, scale1, loc2, scale2, gamma):
 # targets
 
 
-def check_targets(y_true, dist, name="y_true"):
-    """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate."""
+def check_not_empty(dist, name="y_pred"):
+    """``ValueError`` naming ``name`` for a distribution object without rows: every metric, test,
+    scorer and Display refuses empty predictions, as it does the empty array form (which
+    scikit-learn's ``check_array`` refuses), instead of an ``IndexError`` or a silent NaN."""
+    if dist.n_samples < 1:
+        raise ValueError(f"{name} is empty: found a {type(dist).__name__} with 0 sample(s) while "
+                         "a minimum of 1 is required.")
+
+
+def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
+    """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate.
+    The distribution must not be empty (see :func:`check_not_empty`; ``pred_name=None`` allows
+    it, for the distribution's own methods)."""
+    if pred_name is not None:
+        check_not_empty(dist, pred_name)
     raw = y_true if isinstance(y_true, np.ndarray) else None
     if raw is None:
         try:

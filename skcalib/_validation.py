@@ -704,6 +704,39 @@ def _distribution_family(obj):
 def check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=None,
                                    sample_weight=None, min_samples=1,
                                    prob_name="y_proba", label_name="y_true"):
+    """Validate ``(y_true, y_proba)`` and map the labels to columns (see
+    :func:`_check_labels_and_probabilities`); a refused ``(n, 2)`` array with real-valued
+    targets gets a hint at ``Normal(mean, std)`` (it looks like ``[mean, std]`` predictions)."""
+    try:
+        return _check_labels_and_probabilities(
+            y_true, y_proba, labels=labels, pos_label=pos_label, sample_weight=sample_weight,
+            min_samples=min_samples, prob_name=prob_name, label_name=label_name)
+    except ValueError as exc:
+        if not _looks_like_mean_std(y_true, y_proba):
+            raise
+        raise ValueError(
+            f"{exc} {prob_name} is read as class probabilities here, but {label_name} holds "
+            f"real-valued targets: if the two columns of {prob_name} are predicted means and "
+            "standard deviations, pass skcalib.distributions.Normal(mean, std) (e.g. "
+            f"Normal({prob_name}[:, 0], {prob_name}[:, 1])).") from None
+
+
+def _looks_like_mean_std(y_true, y_proba):
+    """An ``(n, 2)`` numeric array and real (non-integer) numeric targets."""
+    try:
+        P = np.asarray(y_proba)
+        y = np.asarray(y_true)
+    except (TypeError, ValueError):
+        return False
+    if P.ndim != 2 or P.shape[1] != 2 or P.dtype.kind not in "iuf" or y.dtype.kind != "f":
+        return False
+    finite = y[np.isfinite(y)]
+    return bool(finite.size and np.any(finite != np.round(finite)))
+
+
+def _check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=None,
+                                    sample_weight=None, min_samples=1,
+                                    prob_name="y_proba", label_name="y_true"):
     """Validate ``(y_true, y_proba)`` and map the labels to columns.
 
     Parameters

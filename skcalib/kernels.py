@@ -570,6 +570,13 @@ def as_tensor_kernel(kernel, name="kernel"):
     """
     if kernel is None:
         return TensorProductKernel(GaussianKernel("median"), DeltaKernel())
+    pred = kernel.pred_kernel if isinstance(kernel, TensorProductKernel) else kernel
+    if isinstance(pred, WassersteinKernel):
+        raise TypeError(
+            f"{name}: a WassersteinKernel acts on predictive distributions, but y_pred holds class "
+            "probabilities; use a GaussianKernel or ExponentialKernel on the probabilities (the "
+            "default), or pass y_pred as a skcalib distribution (e.g. Normal(mean, std)) for "
+            "real-valued targets.")
     if isinstance(kernel, TensorProductKernel):
         return kernel
     if isinstance(kernel, (GaussianKernel, ExponentialKernel)):
@@ -815,10 +822,20 @@ class WassersteinKernel(Kernel):
         if idx is not None:
             X = X[idx]
         n = X.n_samples
-        # Squared W2 through the distribution's own hooks (kernels never import distributions).
-        D2 = _PreparedWasserstein(X, 1.0, 2.0).squared_block(slice(0, n), slice(0, n))
-        D = np.sqrt(np.maximum(D2, 0.0))
+        # W2 through the distribution's own hooks (kernels never import distributions); an
+        # embedding gives the distances without squaring huge values (power-of-two rescaling).
+        prep = _PreparedWasserstein(X, 1.0, 2.0)
+        if prep.E_raw is not None:
+            D = _distances(prep.E_raw, prep.E_raw, "euclidean")
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                D = np.sqrt(np.maximum(prep.squared_block(slice(0, n), slice(0, n)), 0.0))
         med = _median_scale(D[np.triu_indices(n, 1)])
+        if not math.isfinite(med):
+            raise ValueError(
+                "the median heuristic of the WassersteinKernel's length_scale overflows: the "
+                "2-Wasserstein distances between the predictions (y_pred) exceed the float "
+                "range; pass a numeric length_scale, or rescale y_true and y_pred.")
         return type(self)(med, exponent=self.exponent, max_samples=self.max_samples)
 
     def _prepare(self, X):
@@ -864,6 +881,18 @@ def _rotated(dist):
     """True if the W2 embedding of ``dist`` lives in a basis of its own (commuting full
     covariances): two such batches cannot be compared through their embeddings."""
     return getattr(dist, "covariance_type", None) == "full"
+
+
+def _same_embedding_space(d1, d2):
+    """Whether differences of the embeddings of two batches are their W2 distances: the same
+    batch, or batches whose embeddings do not depend on the batch (not rotated, equal
+    ``_embedding_key``, e.g. recalibrated predictions through one map)."""
+    if d1 is d2:
+        return True
+    if _rotated(d1) or _rotated(d2):
+        return False
+    key1, key2 = getattr(d1, "_embedding_key", None), getattr(d2, "_embedding_key", None)
+    return (key1() if key1 else None) == (key2() if key2 else None)
 
 
 class _PreparedWasserstein:
@@ -919,8 +948,8 @@ class _PreparedWasserstein:
     def squared_block(self, a, b, other=None):
         """Squared scaled distances between rows ``a`` of self and rows ``b`` of ``other``."""
         other = self if other is None else other
-        if self.E is not None and other.E is not None and (
-                other.dist is self.dist or not (_rotated(self.dist) or _rotated(other.dist))):
+        if self.E is not None and other.E is not None and _same_embedding_space(self.dist,
+                                                                               other.dist):
             safe = self._safe and other._safe
             Ea, Eb = (self.E[a], other.E[b]) if safe else (self.E_raw[a], other.E_raw[b])
             if Ea.shape[1] <= 8 or not safe:

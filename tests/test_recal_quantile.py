@@ -324,16 +324,17 @@ def test_bad_n_knots(n_knots):
         QuantileRecalibration(n_knots=n_knots).fit(Normal(mean, 1.0), y)
 
 
-def test_kernel_errors_and_wasserstein_say_they_are_undefined():
+def test_kernel_errors_and_wasserstein_are_defined():
+    """Recalibrated predictions have W2 distances and kernel calibration errors (issue 21; they
+    used to raise): through the identity map they equal the base's."""
     from skcalib import skce
     from skcalib.distributions import wasserstein_distance
 
-    d = Recalibrated(Normal([0.0, 1.0, 2.0], 1.0), [0.0, 1.0], [0.0, 1.0])
-    y = np.array([0.0, 1.0, 3.0])
-    with pytest.raises(TypeError, match="Recalibrated"):
-        skce(y, d)
-    with pytest.raises(TypeError, match="Recalibrated"):
-        wasserstein_distance(d, d)
+    base = Normal([0.0, 1.0, 2.0], [1.0, 2.0, 0.5])
+    d = Recalibrated(base, [0.0, 1.0], [0.0, 1.0])
+    np.testing.assert_allclose(wasserstein_distance(d, d[::-1]),
+                               wasserstein_distance(base, base[::-1]), rtol=1e-12)
+    assert np.isfinite(skce(np.array([0.0, 1.0, 3.0]), d, random_state=0))
 
 
 def test_quadrature_path_agrees_with_the_exact_normal_path_on_a_fitted_map():

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._expectations import check_targets, target_ops
 from .._validation import check_rng, check_scalar_param
-from ..distributions import Laplace, Mixture, MultivariateNormal, Normal
+from ..distributions import Laplace, Mixture, MultivariateNormal, Normal, moment_unit
 from ..kernels import (
     ExponentialKernel,
     GaussianKernel,
@@ -151,8 +151,11 @@ def as_regression_kernel(kernel, dist, name="kernel"):
 def target_scale(dist, max_samples=1000, random_state=None):
     """Median heuristic for the target kernel, computed on the predictions only (never on the
     targets): the median over pairs ``i < j`` of ``sqrt(E ||Z_i - Z_j||^2)`` with ``Z_i ~ p_i``
-    independent, i.e. ``sqrt(||m_i - m_j||^2 + tr V_i + tr V_j)``."""
-    m, v = dist._moments()
+    independent, i.e. ``sqrt(||m_i - m_j||^2 + tr V_i + tr V_j)``. Huge-but-finite predictions
+    (standard deviations of 1e300, whose variances overflow) are handled in units of their
+    magnitude (:func:`~skcalib.distributions.moment_unit`)."""
+    unit = moment_unit(dist)
+    m, v = dist._moments(unit)
     idx = subsample_indices(m.shape[0], max_samples, random_state)
     if idx is not None:
         m, v = m[idx], v[idx]
@@ -180,7 +183,14 @@ def target_scale(dist, max_samples=1000, random_state=None):
     kth = [half] if sq.size % 2 else [half, half + 1]
     mid = np.sqrt(np.partition(sq, kth)[kth])
     med = float(mid[0]) if mid.size == 1 else float(np.mean(mid))
-    return med if med > 0 else 1.0
+    with np.errstate(over="ignore"):
+        med *= unit
+    if not math.isfinite(med):
+        raise ValueError("y_pred: the median heuristic of the target kernel's length scale "
+                         "overflows (the predictions' means or standard deviations differ by "
+                         "more than the float range); pass a target kernel with a numeric "
+                         "length_scale, or rescale y_true and y_pred.")
+    return med if med > 0 else unit
 
 
 def resolve_regression_kernel(kernel, dist, random_state=None):

@@ -35,7 +35,8 @@ from scipy import special
 
 from .._expectations import check_targets
 from .._validation import check_option, check_sample_weight, check_scalar_param
-from ..distributions import Categorical, Laplace, Mixture, Normal, Recalibrated, as_distribution
+from ..distributions import (Categorical, Laplace, Mixture, Normal, Recalibrated,
+                             as_distribution, moment_unit)
 from ..distributions import _crps_quantile_quadrature
 
 __all__ = [
@@ -150,11 +151,14 @@ def _abs_laplace_difference(c, b1, b2):
     ``h'(s) = |c| + exp(-|c| / b) (3 b + |c|) / 2`` at the midpoint replaces it (error of order
     ``(s1 - s2)^2``).
     """
-    s1, s2 = b1 * b1, b2 * b2
+    # The divided difference is homogeneous in s: computed in the squared scales relative to
+    # the larger one, (b / S)^2 <= 1, so that huge scales (1e300) do not overflow.
+    S = np.maximum(b1, b2)
+    s1, s2 = (b1 / S) ** 2, (b2 / S) ** 2
     a = np.abs(c)
     mid = 0.5 * (s1 + s2)
     close = np.abs(s1 - s2) <= 1e-3 * mid
-    bm = np.sqrt(mid)
+    bm = S * np.sqrt(mid)
     deriv = a + np.exp(-a / bm) * (1.5 * bm + 0.5 * a)
     denom = np.where(close, 1.0, s1 - s2)
     diff = (s1 * _abs_laplace(c, b1) - s2 * _abs_laplace(c, b2)) / denom
@@ -187,7 +191,7 @@ def _crps_values(dist, y):
         for m in range(k + 1, len(comps)):
             cm = comps[m]
             if normal:
-                pair = _abs_normal(ck.loc - cm.loc, np.sqrt(ck.scale ** 2 + cm.scale ** 2))
+                pair = _abs_normal(ck.loc - cm.loc, np.hypot(ck.scale, cm.scale))
             else:
                 pair = _abs_laplace_difference(ck.loc - cm.loc, ck.scale, cm.scale)
             second = second + 2.0 * W[:, k] * W[:, m] * pair
@@ -595,13 +599,18 @@ def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None
 
 
 def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
-    """Per non-empty bin of the predicted standard deviation: weight, mean variance, MSE."""
+    """Per non-empty bin of the predicted standard deviation: weight, mean variance, MSE, and
+    the unit (a power of two, see :func:`~skcalib.distributions.moment_unit`) in which the
+    variances and squared errors are given: huge-but-finite predictions (standard deviations of
+    1e300) have variances beyond the float range in their own units."""
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     check_scalar_param(n_bins, "n_bins", kind="int", min_val=1)
     check_option(strategy, "strategy", ("quantile", "uniform"))
-    var = np.asarray(dist.variance, dtype=np.float64)
+    unit = moment_unit(dist, y)
+    mean, var = dist._moments(unit)
+    var = np.asarray(var, dtype=np.float64)
     std = np.sqrt(var)
-    r2 = (y - np.asarray(dist.mean, dtype=np.float64)) ** 2
+    r2 = (y / unit - mean[:, 0]) ** 2
     n_bins = int(n_bins)
     if strategy == "quantile":
         edges = np.quantile(std, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
@@ -613,7 +622,7 @@ def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
     MV = np.bincount(idx, weights=ww * var, minlength=n_bins)
     MSE = np.bincount(idx, weights=ww * r2, minlength=n_bins)
     keep = W > 0
-    return W[keep], MV[keep] / W[keep], MSE[keep] / W[keep]
+    return W[keep], MV[keep] / W[keep], MSE[keep] / W[keep], unit
 
 
 _BIN_DOC = """    n_bins : int, default=10
@@ -654,8 +663,8 @@ def ence(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
     >>> round(ence([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
     0.5
     """
-    W, MV, MSE = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
-    rmv, rmse = np.sqrt(MV), np.sqrt(MSE)
+    W, MV, MSE, _ = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    rmv, rmse = np.sqrt(MV), np.sqrt(MSE)   # unitless ratios: any unit will do
     gap = np.abs(rmv - rmse)
     ratio = np.divide(gap, rmv, out=np.where(gap > 0, np.inf, 0.0), where=rmv > 0)
     return float(np.mean(ratio))
@@ -691,8 +700,15 @@ def uce(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
     >>> round(uce([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
     6.0
     """
-    W, MV, MSE = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
-    return float(np.sum(W * np.abs(MV - MSE)) / np.sum(W))
+    W, MV, MSE, unit = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    value = float(np.sum(W * np.abs(MV - MSE)) / np.sum(W))
+    with np.errstate(over="ignore"):
+        value = value * unit * unit
+    if not math.isfinite(value):
+        raise ValueError(f"uce: the value, in squared units of y_true, exceeds the float range "
+                         f"(y_pred has standard deviations or errors of about {unit:.3g}); "
+                         "rescale y_true and y_pred (e.g. divide both by that magnitude).")
+    return value
 
 
 ence.__doc__ = ence.__doc__.replace("{bins}", _BIN_DOC)
