@@ -50,6 +50,7 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
 from ._validation import check_rng
+from ._validation import check_numeric
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -1115,6 +1116,7 @@ def laplace_e2(loc1, scale1, loc2, scale2, gamma):
 
 def check_targets(y_true, dist, name="y_true"):
     """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate."""
+    check_numeric(y_true, name)
     raw = y_true if isinstance(y_true, np.ndarray) else None
     if raw is None:
         try:

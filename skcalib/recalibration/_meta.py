@@ -16,7 +16,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin,
-                          TransformerMixin, clone, is_classifier, is_regressor)
+                          TransformerMixin, clone, is_classifier)
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
@@ -26,10 +26,10 @@ from sklearn.utils.metadata_routing import (MetadataRouter, MethodMapping, _rout
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_method_params, _num_samples, check_is_fitted
 
-from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
-                           check_sample_weight, user_stacklevel)
+from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
+                           check_option, check_sample_weight, user_stacklevel)
 from ..distributions import Mixture, concatenate
-from .._predictions import _accepts_return_std, predict_distribution
+from .._predictions import check_distribution_capable, predict_distribution
 from ._checks import check_X_container
 from ._classifier import TemperatureScaling, check_input_features
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
@@ -96,13 +96,7 @@ def _resolve_method(estimator, method):
 
 def _check_distribution_capable(estimator):
     """The ``TypeError`` of :func:`skcalib.scorers.predict_distribution`, at ``fit`` already."""
-    if (hasattr(estimator, "predict_distribution") or _accepts_return_std(estimator)
-            or (not is_regressor(estimator) and hasattr(estimator, "predict_proba"))):
-        return
-    raise TypeError(
-        f"{type(estimator).__name__} provides no predictive distribution: it needs "
-        "predict(X, return_std=True) (e.g. GaussianProcessRegressor, BayesianRidge), "
-        "predict_proba, or a predict_distribution(X) method.")
+    check_distribution_capable(estimator)
 
 
 def _check_estimator_param(estimator, name="estimator"):
@@ -534,6 +528,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         if y is None:
             raise ValueError("RecalibratedRegressor requires y to be passed, but the target y is "
                              "None.")
+        check_numeric(y, "y")
         try:
             y_arr = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         except ValueError as exc:

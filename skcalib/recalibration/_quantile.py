@@ -4,10 +4,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_bool, check_sample_weight, check_scalar_param
-from ..distributions import Recalibrated, as_distribution
+from .._validation import check_bool, check_numeric, check_sample_weight, check_scalar_param
+from ..distributions import Recalibrated
 from ..metrics._regression import check_univariate_predictions
-from ._checks import check_y_given
+from ._checks import check_distribution_predictions, check_y_given
 from ._distribution import family_signature
 
 
@@ -157,8 +157,9 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         """
         if self.n_knots is not None:
             check_scalar_param(self.n_knots, "n_knots", kind="int", min_val=1)
-        dist, from_array = as_distribution(X, "X")
-        dist, y, _ = check_univariate_predictions(check_y_given(y), dist)
+        dist, from_array = check_distribution_predictions(X, "X")
+        y = check_numeric(check_y_given(y), "y")  # (check_univariate_predictions says y_true)
+        dist, y, _ = check_univariate_predictions(y, dist)
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots)
         self.family_ = type(dist).__name__
@@ -171,7 +172,7 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
 
     def _recalibrate(self, X):
         check_is_fitted(self)
-        dist, _ = as_distribution(X, "X")
+        dist, _ = check_distribution_predictions(X, "X")
         sig = family_signature(dist)
         if sig != self._signature:
             raise ValueError(
