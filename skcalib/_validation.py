@@ -568,6 +568,12 @@ def _find_string(y_proba):
                 return None
         if values.dtype.kind in "biufc":
             return None
+        if values.dtype.kind in "US" and not isinstance(y_proba, np.ndarray):
+            # numpy wrote the numbers of [0.1, "0.2"] as strings too: find the caller's string
+            try:
+                values = np.asarray(y_proba, dtype=object)
+            except (TypeError, ValueError):
+                pass
     if values.dtype.kind in "US":
         return values.reshape(-1)[0] if values.size else None
     for v in values.reshape(-1):

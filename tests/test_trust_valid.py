@@ -396,3 +396,11 @@ def test_dask_chunks_of_strings_are_refused_with_the_same_message():
 def test_a_dataframe_with_a_column_named_like_a_method_is_data():
     X = pd.DataFrame(XF, columns=["fit", "predict"])
     assert_allclose(M.klce(YB, P, X), M.klce(YB, P, XF))
+
+
+def test_the_message_shows_the_callers_string_not_a_converted_number():
+    # numpy turns [0.1, "0.2"] into ["0.1", "0.2"]; the message quotes the string the caller wrote
+    with pytest.raises(ValueError, match=r"got strings such as '0.2'\.$"):
+        M.brier_score([0, 1], [0.1, "0.2"])
+    with pytest.raises(ValueError, match=r"got strings such as '0.3'\.$"):
+        M.klce(YB[:2], P[:2], [[0.1, 0.2], [0.4, "0.3"]])
