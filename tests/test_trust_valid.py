@@ -404,3 +404,20 @@ def test_the_message_shows_the_callers_string_not_a_converted_number():
         M.brier_score([0, 1], [0.1, "0.2"])
     with pytest.raises(ValueError, match=r"got strings such as '0.3'\.$"):
         M.klce(YB[:2], P[:2], [[0.1, 0.2], [0.4, "0.3"]])
+
+
+def test_quantile_recalibration_names_its_own_arguments():
+    """Its checks went through the metrics' (y_true, y_pred); fit and score take (X, y)."""
+    from skcalib.distributions import MultivariateNormal
+
+    q = R.QuantileRecalibration()
+    with pytest.raises(TypeError, match=r"^X must be univariate predictive distributions"):
+        q.fit(MultivariateNormal(np.zeros((N, 2)), np.ones(N)), np.zeros((N, 2)))
+    with pytest.raises(ValueError, match=r"^y must have shape \(30,\)"):
+        q.fit(NORMAL, np.zeros((N, 2)))
+    with pytest.raises(ValueError, match=r"^y has 10 samples"):
+        q.fit(NORMAL, YR[:10])
+    fitted = q.fit(NORMAL, YR)
+    with pytest.raises(ValueError, match=r"^y must be finite"):
+        fitted.score(NORMAL, np.r_[np.nan, YR[1:]])
+    assert np.isfinite(fitted.score(NORMAL, YR))
