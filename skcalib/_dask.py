@@ -45,6 +45,7 @@ from ._validation import (
     _binary_classes_from_one_label,
     _unique_labels,
     check_labels_and_probabilities,
+    check_numeric,
 )
 
 __all__ = [
@@ -201,7 +202,7 @@ def check_weight_chunk(w, n):
     positive total is checked on the merged sums). None stays None."""
     if w is None:
         return None
-    w = np.asarray(w)
+    w = np.asarray(check_numeric(w, "sample_weight"))
     if w.dtype.kind not in "biuf":
         raise ValueError("sample_weight must be numeric.")
     w = w.astype(np.float64, copy=False)

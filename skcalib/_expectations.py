@@ -49,7 +49,8 @@ import weakref
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 
-from ._validation import MAX_MC_SAMPLES, check_n_resamples, check_rng, check_work_memory
+from ._validation import (MAX_MC_SAMPLES, check_n_resamples, check_numeric, check_rng,
+                          check_work_memory)
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -1134,6 +1135,7 @@ def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
     it, for the distribution's own methods)."""
     if pred_name is not None:
         check_not_empty(dist, pred_name)
+    check_numeric(y_true, name)
     raw = y_true if isinstance(y_true, np.ndarray) else None
     if raw is None:
         try:

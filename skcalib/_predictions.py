@@ -12,7 +12,7 @@ from sklearn.base import is_regressor
 
 from .distributions import Categorical, MultivariateNormal, Normal, is_distribution
 
-__all__ = ["predict_distribution"]
+__all__ = ["predict_distribution", "check_distribution_capable"]
 
 
 def predict_distribution(estimator, X):
@@ -49,6 +49,7 @@ def predict_distribution(estimator, X):
     >>> type(pred).__name__, len(pred)
     ('Normal', 5)
     """
+    check_distribution_capable(estimator)
     hook = getattr(estimator, "predict_distribution", None)
     if hook is not None:
         pred = hook(X)
@@ -58,13 +59,7 @@ def predict_distribution(estimator, X):
                 f"distribution; got {type(pred).__name__}."
             )
         return pred
-    if is_regressor(estimator) or not hasattr(estimator, "predict_proba"):
-        if not _accepts_return_std(estimator):
-            raise TypeError(
-                f"{type(estimator).__name__} provides no predictive distribution: the calibration "
-                "scorers need predict(X, return_std=True) (e.g. GaussianProcessRegressor, "
-                "BayesianRidge), predict_proba, or a predict_distribution(X) method."
-            )
+    if _is_regressor(estimator) or not hasattr(estimator, "predict_proba"):
         out = estimator.predict(X, return_std=True)
         mean, std = (np.asarray(o, dtype=np.float64) for o in out[:2])
         if mean.ndim == 2 and mean.shape[1] == 1:
@@ -78,6 +73,33 @@ def predict_distribution(estimator, X):
     if proba.ndim == 2 and proba.shape[1] == 1:
         proba = np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
     return Categorical(proba, classes=classes)
+
+
+def _is_regressor(estimator):
+    """scikit-learn's ``is_regressor``, False for objects without estimator tags (it raises on
+    them since scikit-learn 1.6)."""
+    try:
+        return is_regressor(estimator)
+    except (AttributeError, TypeError):
+        return False
+
+
+def check_distribution_capable(estimator, name="estimator"):
+    """``TypeError`` naming ``name`` and the methods needed unless :func:`predict_distribution`
+    can get a predictive distribution from ``estimator``: a ``predict_distribution(X)`` method,
+    ``predict(X, return_std=True)``, or ``predict_proba(X)`` (not for regressors)."""
+    if (hasattr(estimator, "predict_distribution") or _accepts_return_std(estimator)
+            or (not _is_regressor(estimator) and hasattr(estimator, "predict_proba"))):
+        return estimator
+    if hasattr(estimator, "dtype") or isinstance(estimator, (list, tuple)):
+        got = f"an array ({type(estimator).__name__}); the model comes first, then X"
+    else:
+        got = f"{type(estimator).__name__}, which provides no predictive distribution"
+    raise TypeError(
+        f"{name} must be a fitted model with a predict_distribution(X) method, "
+        "predict(X, return_std=True) (e.g. GaussianProcessRegressor, BayesianRidge) or "
+        f"predict_proba(X) (a classifier); got {got}."
+    )
 
 
 def _accepts_return_std(estimator):

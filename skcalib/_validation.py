@@ -182,6 +182,7 @@ def _to_1d(y, name):
         raise TypeError(
             f"{name} must be a one-dimensional array-like; got a {type(y).__name__}."
         )
+    check_not_model(y, name, "a one-dimensional array-like")
     try:
         arr = column_or_1d(y, warn=False)
     except ValueError:
@@ -366,10 +367,9 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight", *, resca
     """
     if sample_weight is None:
         return None
+    if not isinstance(sample_weight, (str, bytes)):  # a lone string: _to_1d's message
+        check_numeric(sample_weight, name)
     w = _to_1d(sample_weight, name)
-    text = _first_string(w)
-    if text is not None:
-        raise ValueError(f"{name} must be numeric; got strings such as {text!r}.")
     try:
         w = np.asarray(w, dtype=np.float64)
     except (TypeError, ValueError):
@@ -568,6 +568,76 @@ def pos_index(classes, pos_label):
     return int(matches[0])
 
 
+class NonNumericError(TypeError, ValueError):
+    """Strings where numbers belong (raised by :func:`check_numeric`).
+
+    Both a ``ValueError``, as scikit-learn's ``check_array`` and skcalib's probability checks have
+    always raised for strings, and a ``TypeError``, as skcalib's distributions and kernels have:
+    an ``except`` clause written for either keeps catching it, while every entry point now gives
+    the same message.
+    """
+
+
+_MODEL_METHODS = ("fit", "predict", "predict_proba", "predict_distribution")
+_PREDICTIONS_HINT = ("pass its predictions instead: model.predict_proba(X) for a classifier, "
+                     "skcalib.scorers.predict_distribution(model, X) for a probabilistic regressor")
+
+
+def check_not_model(x, name, expected, *, hint=None):
+    """``TypeError`` naming ``name`` if ``x`` is a model (an object with ``fit``, ``predict``,
+    ``predict_proba`` or ``predict_distribution``) where data belong.
+
+    Passing the fitted model instead of its predictions (``TemperatureScaling().fit(model, y)``)
+    would otherwise end in numpy's ``float() argument must be ... not 'LogisticRegression'``.
+    ``expected`` says what ``name`` must be. ``hint`` (advice appended to the message) defaults
+    by the argument's name: predictions (``y_pred*``, ``y_proba*``) get "pass its predictions
+    instead: ...", targets (``y``, ``y_true``) "it holds the true labels or targets", other
+    arguments none. Returns ``x`` unchanged.
+    """
+    if (hasattr(x, "dtype") or hasattr(x, "columns") or isinstance(x, (list, tuple))
+            or not any(callable(getattr(x, m, None)) for m in _MODEL_METHODS)):
+        return x  # data (a DataFrame's column named "fit" is no method)
+    if hint is None:
+        if name in ("y", "y_true"):
+            hint = "it holds the true labels or targets"
+        elif name.startswith(("y_pred", "y_proba")):
+            hint = _PREDICTIONS_HINT
+    raise TypeError(f"{name} must be {expected}; got the {type(x).__name__} model itself"
+                    + (f": {hint}." if hint else "."))
+
+
+def check_numeric(x, name, *, what=None, expected=None):
+    """Refuse strings in an array-like that must hold numbers: a :class:`NonNumericError` (a
+    ``ValueError`` and a ``TypeError``) naming ``name``.
+
+    numpy (``np.asarray(x, dtype=float)``) and scikit-learn's ``check_array(x, dtype=np.float64)``
+    silently parse ``"0.2"`` as 0.2, in a list, a str-dtype or object array or a DataFrame's object
+    columns; a column of strings is far more often a CSV read wrongly than a deliberate input.
+    Every entry point that reads numbers from the caller (probabilities, ``[mean, std]`` arrays,
+    audit features, scores, targets of regressors, weights) calls this first, so that all refuse
+    them with the same message: ``"<name> must contain numbers (<what>); got strings such as
+    '0.2'."``. Class labels are not numbers and never pass through here.
+
+    A model passed where the numbers belong is a ``TypeError`` (:func:`check_not_model`) saying
+    what ``name`` must be: ``expected``, by default "an array-like of numbers (<what>)".
+
+    Returns ``x`` unchanged. The scan is free for arrays of a numeric dtype; object arrays are
+    scanned until the first string.
+    """
+    if expected is None:
+        expected = "an array-like of numbers" + ("" if what is None else f" ({what})")
+    check_not_model(x, name, expected)
+    text = _first_string(x)
+    if text is not None:
+        expected = "numbers" if what is None else f"numbers ({what})"
+        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+        raise NonNumericError(f"{name} must contain {expected}; got strings such as {shown}.")
+    return x
+
+
+__all__ += ["check_numeric", "check_not_model", "NonNumericError"]
+
+
 def _first_string(y_proba):
     """A str/bytes element of an array-like, as a Python ``str``/``bytes`` (None if there is
     none). numpy would silently parse ``["0.2", "0.7"]`` or ``np.array([0.2, "0.7"],
@@ -594,6 +664,12 @@ def _find_string(y_proba):
                 return None
         if values.dtype.kind in "biufc":
             return None
+        if values.dtype.kind in "US" and not isinstance(y_proba, np.ndarray):
+            # numpy wrote the numbers of [0.1, "0.2"] as strings too: find the caller's string
+            try:
+                values = np.asarray(y_proba, dtype=object)
+            except (TypeError, ValueError):
+                pass
     if values.dtype.kind in "US":
         return values.reshape(-1)[0] if values.size else None
     for v in values.reshape(-1):
@@ -613,21 +689,9 @@ def _check_prob_array(y_proba, prob_name):
     if isinstance(y_proba, (str, bytes, set, frozenset)):
         raise TypeError(f"{prob_name} must be an array-like of probabilities; got a "
                         f"{type(y_proba).__name__}.")
-    text = _first_string(y_proba)
-    if text is not None:  # ValueError, as scikit-learn's check_array for non-numeric strings
-        raise ValueError(f"{prob_name} must contain numbers (probabilities); got strings such as "
-                         f"{text!r}.")
-    try:
-        P = check_array(
-            y_proba, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
-            ensure_min_samples=0, input_name=prob_name,
-        )
-    except (TypeError, ValueError) as exc:
-        # First line only: some scikit-learn messages append the whole array.
-        msg = str(exc).strip().split("\n")[0]
-        if prob_name not in msg:
-            msg = f"{prob_name}: {msg}"
-        raise type(exc)(msg) from None
+    check_numeric(y_proba, prob_name, what="probabilities")
+    P = _named_check_array(y_proba, prob_name, ensure_2d=False, allow_nd=True, dtype=np.float64,
+                           ensure_all_finite=False, ensure_min_samples=0)
     if P.ndim not in (1, 2):
         raise ValueError(f"{prob_name} must be 1-D or 2-D; got an array of shape {P.shape}.")
     return P
@@ -647,19 +711,35 @@ def _check_row_sums(P, in_dtype, prob_name):
         )
 
 
+def check_probability_array(y_proba, name="y_proba"):
+    """Probabilities without labels, in the shape they come in: the checks of every metric.
+
+    1-D input (or a single column) holds binary probabilities ``P(class 1)`` in ``[0, 1]``; the
+    rows of a 2-D input with several columns must also sum to one (within the tolerance of the
+    input dtype, see :func:`row_sum_tolerance`). ``None``, strings, NaN, infinity, empty input and
+    other dimensions raise a ``ValueError``/``TypeError`` naming ``name``. Returns a read-only
+    float64 array of the input's shape.
+    """
+    in_dtype = _input_dtype(y_proba)
+    P = _check_prob_array(y_proba, name)
+    if P.shape[0] == 0:
+        raise ValueError(f"{name} is empty; at least 1 sample needed.")
+    _check_finite_range(P, name)
+    if P.ndim == 2 and P.shape[1] > 1:
+        _check_row_sums(P, in_dtype, name)
+        P = renormalise_low_precision(P, in_dtype)
+    return _read_only(P)
+
+
 def check_probabilities(y_proba, n_classes, *, pos=1, name="X"):
     """Probabilities without labels, against a known number of classes (fitted estimators).
 
     Returns a read-only float64 ``(n_samples, n_classes)`` array. A single column (or 1-D input) is
     the probability of column ``pos`` of a binary problem.
     """
-    in_dtype = _input_dtype(y_proba)
-    P = _check_prob_array(y_proba, name)
-    if P.shape[0] == 0:
-        raise ValueError(f"{name} is empty; at least 1 sample needed.")
+    P = check_probability_array(y_proba, name)
     if P.ndim == 2 and P.shape[1] == 1:
         P = P[:, 0]
-    _check_finite_range(P, name)
     if P.ndim == 1:
         if n_classes != 2:
             raise ValueError(f"a one-column {name} is a binary probability, but the estimator was "
@@ -671,11 +751,10 @@ def check_probabilities(y_proba, n_classes, *, pos=1, name="X"):
     if P.shape[1] != n_classes:
         raise ValueError(f"{name} has {P.shape[1]} columns but the estimator was fitted on "
                          f"{n_classes} classes.")
-    _check_row_sums(P, in_dtype, name)
-    return _read_only(renormalise_low_precision(P, in_dtype))
+    return P
 
 
-__all__ += ["check_probabilities"]
+__all__ += ["check_probabilities", "check_probability_array"]
 
 
 def _check_scalar_label(value, name):
@@ -873,14 +952,26 @@ def _check_labels_and_probabilities(y_true, y_proba, *, labels=None, pos_label=N
     return ClassificationData(yi, _read_only(P), classes, w)
 
 
-def check_2d_features(X, name, *, min_samples=1):
-    """Finite float64 2-D array with a message naming ``name``."""
+def _named_check_array(X, name, **kwargs):
+    """scikit-learn's ``check_array`` whose errors name ``name`` and keep their first line only
+    (some of scikit-learn's messages append the whole array)."""
     try:
-        A = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name=name,
-                        ensure_2d=False)
-    except ValueError as exc:
-        msg = str(exc)
-        raise ValueError(msg if name in msg else f"{name}: {msg}") from None
+        return check_array(X, input_name=name, **kwargs)
+    except (TypeError, ValueError) as exc:
+        msg = str(exc).strip().split("\n")[0]
+        if isinstance(exc, TypeError) and np.ndim(X) == 0:  # object(), a callable, ...
+            msg = f"{name} must be an array-like of numbers; got {type(X).__name__} ({msg})"
+        elif name not in msg:
+            msg = f"{name}: {msg}"
+        raise type(exc)(msg) from None
+
+
+def check_2d_features(X, name, *, min_samples=1):
+    """Finite float64 2-D array with a message naming ``name``; strings are refused
+    (:func:`check_numeric`)."""
+    check_numeric(X, name)
+    A = _named_check_array(X, name, dtype=np.float64, ensure_min_samples=min_samples,
+                           ensure_2d=False)
     if A.ndim == 1:
         A = A[:, None]
     if A.ndim != 2:
@@ -960,14 +1051,10 @@ def check_scores(X, name="X", *, n_columns=None):
     """Finite float64 scores (logits or probabilities), 1-D or 2-D, never the caller's array.
 
     ``n_columns`` (if given) is the expected number of columns of 2-D scores; a single column
-    counts as 1-D.
+    counts as 1-D. Strings are refused (:func:`check_numeric`).
     """
-    try:
-        A = check_array(X, dtype=np.float64, ensure_2d=False, input_name=name,
-                        ensure_min_samples=1)
-    except ValueError as exc:
-        msg = str(exc)
-        raise ValueError(msg if name in msg else f"{name}: {msg}") from None
+    check_numeric(X, name)
+    A = _named_check_array(X, name, dtype=np.float64, ensure_2d=False, ensure_min_samples=1)
     if A.ndim == 2 and A.shape[1] == 1:
         A = A[:, 0]
     if A.ndim not in (1, 2):

@@ -43,7 +43,7 @@ import math
 import numpy as np
 from scipy import integrate
 
-from ._validation import check_rng, check_scalar_param
+from ._validation import check_probability_array, check_rng, check_scalar_param
 from .distributions import MultivariateNormal, Normal
 
 __all__ = [
@@ -574,9 +574,10 @@ def squared_calibration_errors(y_proba, true_prob):
     Parameters
     ----------
     y_proba : array-like of shape (n_samples, n_classes) or (n_samples,)
-        Predicted probabilities.
+        Predicted probabilities, checked as every metric checks them: in ``[0, 1]``, rows of a
+        matrix summing to one.
     true_prob : array-like of the same shape
-        True conditional probabilities ``P(Y | f)`` at the predictions.
+        True conditional probabilities ``P(Y | f)`` at the predictions (the same checks).
 
     Returns
     -------
@@ -591,11 +592,9 @@ def squared_calibration_errors(y_proba, true_prob):
     >>> squared_calibration_errors([[0.5, 0.5]], [[1.0, 0.0]])
     array([0.5])
     """
-    from sklearn.utils import check_array
-
-    f = check_array(y_proba, ensure_2d=False, dtype=np.float64, input_name="y_proba")
-    p = check_array(true_prob, ensure_2d=False, dtype=np.float64, input_name="true_prob")
-    if f.shape != p.shape or f.ndim not in (1, 2):
+    f = check_probability_array(y_proba, "y_proba")
+    p = check_probability_array(true_prob, "true_prob")
+    if f.shape != p.shape:
         raise ValueError(f"y_proba and true_prob must have the same shape, (n_samples,) or "
                          f"(n_samples, n_classes); got {f.shape} and {p.shape}.")
     diff = f - p

@@ -69,6 +69,7 @@ from scipy import optimize, sparse, special
 from ._expectations import check_not_empty, check_targets, paired_ops, target_ops
 from ._validation import (_check_no_missing, check_rng, check_scalar_param, check_scores,
                           renormalise_low_precision, row_sum_tolerance)
+from ._validation import check_numeric
 
 __all__ = [
     "Normal",
@@ -146,6 +147,8 @@ def as_distribution(y_pred, name="y_pred"):
         except ValueError:
             raise ValueError(f"{name} must be a rectangular array-like of shape (n_samples, 2); "
                              "got a ragged sequence (rows of different lengths).") from None
+    check_numeric(y_pred, name, what="means and standard deviations", expected="a skcalib "
+                  "distribution or an array of shape (n_samples, 2) of means and standard deviations")
     A = check_scores(y_pred, name)
     if A.ndim != 2 or A.shape[1] != 2:
         raise ValueError(
@@ -170,6 +173,7 @@ def _float_array(x, name, ndim=None):
     """A float64 copy of ``x``, refusing what numpy would silently convert: strings (``"1"``),
     complex numbers (the imaginary part would be dropped), booleans, and objects that are not
     real numbers."""
+    check_numeric(x, name)
     try:
         raw = np.asarray(x)
     except (TypeError, ValueError):

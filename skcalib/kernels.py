@@ -39,6 +39,7 @@ from ._validation import (
     _check_no_missing,
     check_2d_features,
     check_bool,
+    check_numeric,
     check_option,
     check_random_state_param,
     check_scalar_param,
@@ -90,6 +91,7 @@ def pairwise_distances(X, Y=None, *, metric="euclidean"):
 def _features(X, name):
     """Finite float64 features of shape (n, d) (1-D input is one feature). Strings and complex
     numbers are refused rather than converted (``"1"`` would silently become 1.0)."""
+    check_numeric(X, name)
     if not hasattr(X, "columns"):  # DataFrames: check_array converts column by column
         try:
             raw = np.asarray(X)

@@ -205,7 +205,7 @@ def test_expected_kernel_targets_must_be_real_numbers():
     from skcalib.kernels import GaussianKernel
 
     p = Normal([0.0, 1.0], [1.0, 1.0])
-    with pytest.raises(ValueError, match="y must contain real numbers"):
+    with pytest.raises(ValueError, match="y must contain numbers; got strings"):
         p.expected_kernel(GaussianKernel(1.0), ["0.5", "1.5"])
     with pytest.raises(ValueError, match="y must contain real numbers"):
         p.expected_kernel(GaussianKernel(1.0), [0.5 + 1j, 1.5])

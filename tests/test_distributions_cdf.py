@@ -162,6 +162,8 @@ def test_as_distribution():
 
 
 def test_recalibration_uses_the_same_as_distribution():
-    from skcalib.recalibration import _distribution
+    from skcalib.recalibration import _checks, _distribution
 
-    assert _distribution.as_distribution is as_distribution
+    # through check_distribution_predictions, which adds the advice for a model passed as X
+    assert _checks.as_distribution is as_distribution
+    assert _distribution.check_distribution_predictions is _checks.check_distribution_predictions

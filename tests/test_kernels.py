@@ -332,11 +332,11 @@ def test_stationary_kernel_input_errors(make):
     k = make(1.0)
     with pytest.raises(ValueError, match="X and Y have different numbers of features: 2 and 3"):
         k([[0.0, 1.0]], [[0.0, 1.0, 2.0]])
-    with pytest.raises(TypeError, match="X must contain real numbers"):
+    with pytest.raises(TypeError, match="X must contain numbers; got strings"):
         k([["1", "2"]])
     with pytest.raises(TypeError, match="Y must contain real numbers"):
         k([[1.0, 2.0]], [[1 + 1j, 2.0]])
-    with pytest.raises(TypeError, match="X must contain real numbers"):
+    with pytest.raises(TypeError, match="X must contain numbers; got strings"):
         k(np.array([[1.0, "2"]], dtype=object))
     with pytest.raises(ValueError, match="X"):
         k([[np.nan, 1.0]])
@@ -354,7 +354,7 @@ def test_median_heuristic_and_tensor_argument_errors():
         median_heuristic(X, include_diagonal="no")
     with pytest.raises(ValueError, match="random_state"):
         median_heuristic(X, random_state="seed")
-    with pytest.raises(TypeError, match="X must contain real numbers"):
+    with pytest.raises(TypeError, match="X must contain numbers; got strings"):
         median_heuristic([["0.1"], ["0.2"]])
     with pytest.raises(TypeError, match="target_kernel"):
         TensorProductKernel(GaussianKernel(1.0), "delta").resolve(X)

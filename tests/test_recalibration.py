@@ -895,7 +895,7 @@ def _sweep_cases():
         ("dts_score_y_none", lambda: DistributionTemperatureScaling().fit(A, np.arange(3.0)).score(
             A, None), ValueError, "target y is None"),
         ("rr_y_strings", lambda: RecalibratedRegressor(cv=3).fit(X, ["a"] * 60), ValueError,
-         "^y must hold real targets: could not convert"),
+         "^y must contain numbers; got strings such as .a."),
         ("rr_y_length", lambda: RecalibratedRegressor(cv=3).fit(X, np.zeros(59)), ValueError,
          "^y has 59 entries but there are 60 samples"),
     ]

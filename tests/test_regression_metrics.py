@@ -299,7 +299,7 @@ def test_default_kernel_is_scale_equivariant():
         (np.zeros(3), "has 3 samples"),
         (np.zeros((4, 2)), r"shape \(4,\)"),
         ([0.0, np.nan, 0.0, 1.0], "finite"),
-        (["a", "b", "c", "d"], "real numbers"),
+        (["a", "b", "c", "d"], "y_true must contain numbers; got strings"),
     ],
 )
 def test_bad_targets(y, match):

@@ -513,7 +513,7 @@ BAD_WEIGHTS = [
     ("all_zero", np.zeros(N), r"sample_weight must have a positive sum"),
     ("2d", np.column_stack([W, W]), r"sample_weight must be one-dimensional"),
     ("scalar", 2.0, r"sample_weight must be one-dimensional"),
-    ("strings", np.array(["a"] * N), r"sample_weight must be numeric"),
+    ("strings", np.array(["a"] * N), r"sample_weight must contain numbers; got strings"),
 ]
 
 
@@ -976,9 +976,9 @@ def test_numeric_strings_are_not_probabilities(name, P):
 
 
 def test_numeric_strings_are_not_weights():
-    with pytest.raises(ValueError, match=r"^sample_weight must be numeric; got strings"):
+    with pytest.raises(ValueError, match=r"^sample_weight must contain numbers; got strings"):
         calibration_error([0, 1], [0.2, 0.7], sample_weight=["1", "2"])
-    with pytest.raises(ValueError, match=r"^sample_weight must be numeric; got strings"):
+    with pytest.raises(ValueError, match=r"^sample_weight must contain numbers; got strings"):
         calibration_error([0, 1], [0.2, 0.7], sample_weight=np.array([1.0, "2"], dtype=object))
 
 

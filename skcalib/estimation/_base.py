@@ -25,8 +25,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import ScoreRequestMixin
-from .._validation import (check_labels_and_probabilities, check_option, check_probabilities,
-                           check_sample_weight)
+from .._validation import (check_labels_and_probabilities, check_numeric, check_option,
+                           check_probabilities, check_sample_weight)
 from ..metrics._binned import make_problems, resolve_mode
 
 MODES = ("auto", "binary", "top_label", "classwise", "canonical")
@@ -249,6 +249,7 @@ def _check_h_type(h):
         return h
     bad = h is None or isinstance(h, (str, bytes, dict, set, frozenset)) or hasattr(h, "fit")
     if not bad:
+        check_numeric(h, "h", what="a matrix of h values")
         try:
             h = np.asarray(h, dtype=np.float64)
         except (TypeError, ValueError):

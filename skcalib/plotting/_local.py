@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_bool
+from .._validation import check_bool, check_numeric
 from ..metrics._local import local_calibration_bias
 from ._base import get_axes
 
@@ -166,6 +166,7 @@ class LocalCalibrationBiasDisplay:
         -------
         LocalCalibrationBiasDisplay
         """
+        check_numeric(X, "X")  # before the DataFrame's float conversion would parse strings
         bias = local_calibration_bias(y_true, y_proba, X if not hasattr(X, "iloc")
                                       else X.to_numpy(dtype=np.float64), kernel=kernel,
                                       feature_kernel=feature_kernel, standardize=standardize,

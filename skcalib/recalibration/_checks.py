@@ -10,7 +10,22 @@ from numbers import Number
 
 import numpy as np
 
-from .._validation import check_scores
+from .._validation import check_not_model, check_scores
+from ..distributions import as_distribution
+
+#: What the ``X`` of a classifier recalibrator is, and what to do when a model is passed as ``X``.
+CLASSIFIER_PREDICTIONS = ("a classifier's predictions: probabilities or logits of shape "
+                          "(n_samples,) or (n_samples, n_classes)")
+CLASSIFIER_HINT = ("pass model.predict_proba(X) (or decision_function(X)) instead, or let "
+                   "RecalibratedClassifier(model, recalibrator=...) fit the model and the "
+                   "recalibrator together")
+#: The same for the recalibrators of predictive distributions.
+DISTRIBUTION_PREDICTIONS = ("predictive distributions: a skcalib distribution (Normal, ...) or an "
+                            "array of shape (n_samples, 2) of predicted means and standard "
+                            "deviations")
+DISTRIBUTION_HINT = ("pass skcalib.scorers.predict_distribution(model, X) instead, or let "
+                     "RecalibratedRegressor(model, recalibrator=...) fit the model and the "
+                     "recalibrator together")
 
 
 def _is_ragged(X):
@@ -34,6 +49,8 @@ def check_X_container(X, name="X", *, ragged=True):
     """
     if X is None:
         raise ValueError(f"{name} must be an array-like of shape (n_samples, ...); got None.")
+    check_not_model(X, name, "an array-like of shape (n_samples, ...)",
+                    hint="the model goes in the estimator parameter, X holds its input features")
     if isinstance(X, (str, bytes, dict, set, frozenset, Number, np.generic)) or (
             isinstance(X, np.ndarray) and X.ndim == 0):
         raise TypeError(f"{name} must be an array-like of shape (n_samples, ...); got "
@@ -47,16 +64,18 @@ def check_X_container(X, name="X", *, ragged=True):
 def check_score_matrix(X, name="X", *, n_columns=None):
     """:func:`check_X_container`, then finite float64 scores (see ``check_scores``).
 
-    Messages keep their first line only: some of scikit-learn's append the whole array.
+    A model passed as ``X`` gets the advice to pass its predictions.
     """
+    check_not_model(X, name, CLASSIFIER_PREDICTIONS, hint=CLASSIFIER_HINT)
     check_X_container(X, name)
-    try:
-        return check_scores(X, name, n_columns=n_columns)
-    except (TypeError, ValueError) as exc:
-        msg = str(exc).strip().split("\n")[0]
-        if msg == str(exc).strip():
-            raise
-        raise type(exc)(msg if name in msg else f"{name}: {msg}") from None
+    return check_scores(X, name, n_columns=n_columns)
+
+
+def check_distribution_predictions(X, name="X"):
+    """``as_distribution(X, name)`` for the recalibrators of predictive distributions, with the
+    advice to pass the predictions when ``X`` is a model."""
+    check_not_model(X, name, DISTRIBUTION_PREDICTIONS, hint=DISTRIBUTION_HINT)
+    return as_distribution(X, name)
 
 
 def check_y_given(y, name="y"):

@@ -10,9 +10,8 @@ from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
 from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
                            check_sample_weight, check_scalar_param)
-from ..distributions import (Categorical, Mixture, MultivariateNormal, as_distribution,
-                             is_distribution)
-from ._checks import check_y_given
+from ..distributions import Categorical, Mixture, MultivariateNormal, is_distribution
+from ._checks import check_distribution_predictions, check_y_given
 from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS, check_input_features, check_kernel_param
 from ._solvers import minimize_log_temperature, window_around
 
@@ -168,7 +167,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         self : DistributionTemperatureScaling
         """
         self._check_params()
-        dist, from_array = as_distribution(X, "X")
+        dist, from_array = check_distribution_predictions(X, "X")
         check_feature_names(self, X, reset=True)
         n = dist.n_samples
         w = check_sample_weight(sample_weight, n)
@@ -247,7 +246,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         check_feature_names(self, X, reset=False)
-        dist, from_array = as_distribution(X, "X")
+        dist, from_array = check_distribution_predictions(X, "X")
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
@@ -303,7 +302,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         check_feature_names(self, X, reset=False)
-        return self._temper(as_distribution(X, "X")[0])
+        return self._temper(check_distribution_predictions(X, "X")[0])
 
     def _check_family(self, dist):
         sig = family_signature(dist)

@@ -17,7 +17,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin,
-                          TransformerMixin, clone, is_classifier, is_regressor)
+                          TransformerMixin, clone, is_classifier)
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
@@ -27,10 +27,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
-from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
-                           check_sample_weight, did_you_mean, user_stacklevel)
+from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
+                           check_option, check_sample_weight, did_you_mean, user_stacklevel)
 from ..distributions import Mixture, concatenate
-from .._predictions import _accepts_return_std, predict_distribution
+from .._predictions import check_distribution_capable, predict_distribution
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._checks import check_X_container
@@ -125,13 +125,7 @@ def _resolve_method(estimator, method):
 
 def _check_distribution_capable(estimator):
     """The ``TypeError`` of :func:`skcalib.scorers.predict_distribution`, at ``fit`` already."""
-    if (hasattr(estimator, "predict_distribution") or _accepts_return_std(estimator)
-            or (not is_regressor(estimator) and hasattr(estimator, "predict_proba"))):
-        return
-    raise TypeError(
-        f"{type(estimator).__name__} provides no predictive distribution: it needs "
-        "predict(X, return_std=True) (e.g. GaussianProcessRegressor, BayesianRidge), "
-        "predict_proba, or a predict_distribution(X) method.")
+    check_distribution_capable(estimator)
 
 
 def _check_estimator_param(estimator, name="estimator"):
@@ -603,6 +597,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         if y is None:
             raise ValueError("RecalibratedRegressor requires y to be passed, but the target y is "
                              "None.")
+        check_numeric(y, "y")
         try:
             y_arr = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         except ValueError as exc:

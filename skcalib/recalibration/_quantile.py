@@ -4,11 +4,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
 from .._validation import check_bool, check_sample_weight, check_scalar_param
-from ..distributions import Recalibrated, as_distribution
-from ..metrics._regression import check_univariate_predictions
-from ._checks import check_y_given
+from ..distributions import Recalibrated
+from ..metrics._regression import _is_univariate, check_univariate_predictions
+from ._checks import check_distribution_predictions, check_y_given
 from ._distribution import family_signature
 
 
@@ -158,9 +159,13 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         """
         if self.n_knots is not None:
             check_scalar_param(self.n_knots, "n_knots", kind="int", min_val=1)
-        dist, from_array = as_distribution(X, "X")
+        dist, from_array = check_distribution_predictions(X, "X")
         check_feature_names(self, X, reset=True)
-        dist, y, _ = check_univariate_predictions(check_y_given(y), dist)
+        if not _is_univariate(dist):
+            raise TypeError("X must be univariate predictive distributions (Normal, Laplace, a "
+                            "Mixture of them, or an (n_samples, 2) array [mean, std]); got "
+                            f"{family_signature(dist)}.")
+        y = check_targets(check_y_given(y), dist, name="y", pred_name="X")
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots)
         self.family_ = type(dist).__name__
@@ -174,7 +179,7 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
     def _recalibrate(self, X):
         check_is_fitted(self)
         check_feature_names(self, X, reset=False)
-        dist, _ = as_distribution(X, "X")
+        dist, _ = check_distribution_predictions(X, "X")
         sig = family_signature(dist)
         if sig != self._signature:
             raise ValueError(
@@ -265,6 +270,7 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         -------
         score : float
         """
-        dist, y, w = check_univariate_predictions(check_y_given(y), self._recalibrate(X),
-                                                  sample_weight)
+        dist = self._recalibrate(X)
+        y = check_targets(check_y_given(y), dist, name="y")  # its errors name y, not y_true
+        dist, y, w = check_univariate_predictions(y, dist, sample_weight)
         return float(np.average(dist.log_pdf(y), weights=w))
