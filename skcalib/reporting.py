@@ -32,7 +32,6 @@ from ._validation import (
     check_n_resamples,
     check_option,
     check_random_state_param,
-    check_scalar_param,
 )
 from .distributions import Categorical, as_distribution, is_distribution
 from .metrics import (
