@@ -112,7 +112,10 @@ html_theme_options = {
     "header_links_before_dropdown": 6,
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "scorers": []},
+    # Pages of wide content use the whole width: the scorer table, and the gallery's examples,
+    # whose code is written to 99 columns (with both sidebars a code block shows about 75).
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "scorers": [],
+                                "auto_examples/plot_*": []},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
     "show_prev_next": True,
@@ -123,5 +126,8 @@ html_sidebars = {
     "getting_started": [],
     "install": [],
     "scorers": [],
+    "metrics": [],  # the "which metric" table: five columns need the width of the page
+    "recalibration": [],  # the log-loss table: nine columns
+    "auto_examples/plot_*": [],
 }
 html_show_sourcelink = False
