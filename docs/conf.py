@@ -102,6 +102,12 @@ plot_formats = [("png", 100)]
 plot_rcparams = {"figure.max_open_warning": 0}
 
 # -- HTML ----------------------------------------------------------------------------------------
+#: The gallery's example pages (one per examples/plot_*.py).
+GALLERY_PAGES = sorted(
+    "auto_examples/" + os.path.splitext(name)[0]
+    for name in os.listdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "examples"))
+    if name.startswith("plot_") and name.endswith(".py"))
 html_theme = "pydata_sphinx_theme"
 html_title = f"skcalib {release}"
 html_static_path = ["_static", mathjax_static_dir()]
@@ -112,7 +118,11 @@ html_theme_options = {
     "header_links_before_dropdown": 6,
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "scorers": []},
+    # Pages of wide content use the whole width: the scorer table, and the gallery's examples,
+    # whose code is written to 99 columns (with both sidebars a code block shows about 69).
+    # Named one by one: a second wildcard pattern beside "**" is a warning of the theme.
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "scorers": [],
+                                **dict.fromkeys(GALLERY_PAGES, [])},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
     "show_prev_next": True,
@@ -123,5 +133,8 @@ html_sidebars = {
     "getting_started": [],
     "install": [],
     "scorers": [],
+    "metrics": [],  # the "which metric" table: five columns need the width of the page
+    "recalibration": [],  # the log-loss table: nine columns
+    **dict.fromkeys(GALLERY_PAGES, []),
 }
 html_show_sourcelink = False

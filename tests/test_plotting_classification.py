@@ -499,7 +499,10 @@ def test_smooth_top_label_and_string_labels():
     names = np.array(["a", "b", "c"])[y]
     d = SmoothReliabilityDisplay.from_predictions(names, P, n_points=31)
     c = smooth_reliability_curve(names, P, n_points=31, mode="top_label")
-    np.testing.assert_array_equal(d.line_.get_ydata(), c.frequency)
+    # drawn where at least 5 predictions support it (confidences below 1/3 cannot occur)
+    supported = names.size * c.density * 2 * c.bandwidth >= 5
+    np.testing.assert_array_equal(d.line_.get_ydata(), np.where(supported, c.frequency, np.nan))
+    assert supported[c.grid > 0.5].all()
     assert d.mode == "top_label" and d.ax_.get_ylabel() == "Accuracy"
     assert d.line_.get_label() == f"smECE = {smooth_ece(names, P):.3f}"
     d2 = SmoothReliabilityDisplay.from_predictions(names[:300] == "a", P[:300, 0], n_points=31,
@@ -565,7 +568,9 @@ def test_smooth_display_shades_where_few_predictions_support_the_curve():
     assert shaded_x.max() <= c.grid[sparse].max() + 1e-12
     assert not ((shaded_x > 0.65) & (shaded_x < 0.95)).any()
     assert "predictions within one bandwidth" in d.sparse_.get_label()
-    np.testing.assert_array_equal(d.line_.get_ydata(), c.frequency)   # the curve itself is kept
+    # the curve is drawn only where supported, faintly elsewhere (tests/test_trust_docs.py)
+    np.testing.assert_array_equal(d.line_.get_ydata(), np.where(sparse, np.nan, c.frequency))
+    np.testing.assert_array_equal(d.unsupported_.get_ydata()[sparse], c.frequency[sparse])
     plt.close(d.figure_)
 
 

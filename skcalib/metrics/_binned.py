@@ -13,6 +13,8 @@ mode              problems                               distance between bin me
 ================  =====================================  ===========================================
 
 ``norm="l2"`` uses ``||.||_2`` and ``norm="max"`` uses ``||.||_inf`` for the canonical mode.
+In the top-label mode a maximum shared by several classes ``A`` is a uniform draw among them:
+``T = 1{y in A} / |A|`` (``_validation.top_label``; ``1{y = argmax}`` when the maximum is unique).
 
 Bin-edge conventions (documented and tested): bins are right-closed, ``(b_{k-1}, b_k]``, and the
 first bin also contains its left edge, so ``p = 0`` falls in the first bin and ``p = 1`` in the last

@@ -530,7 +530,9 @@ def mmce(y_true, y_pred, *, kernel=None, estimator="biased", squared=False, bloc
     """Maximum mean calibration error (MMCE) of Kumar et al. (2018).
 
     ``MMCE^2 = E[(c - r)(c' - r') k(r, r')]`` with the top-label confidence ``r = max_k p_k`` and
-    the correctness ``c = 1{y = argmax_k p_k}``. It equals the SKCE of the top-label lens model
+    the correctness ``c = 1{y in A} / |A|``, ``A`` the classes attaining ``max_k p_k`` (a tied
+    maximum is a uniform draw among the tied classes; ``c = 1{y = argmax_k p_k}`` when the maximum
+    is unique). It equals the SKCE of the top-label lens model
     ``(r, 1 - r)`` with the kernel ``k/2 ⊗ delta`` (Widmann et al. 2019, Example I.1).
 
     Parameters

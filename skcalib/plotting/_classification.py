@@ -50,9 +50,8 @@ def _check_ax(ax):
         get_axes(ax)
 
 
-def _twin(ax, label, ylabel):
-    """The twin axes (shared x, own y on the right) holding the histograms of ``ax``, created
-    on first use; ``ax`` is put in front of it so that curves are drawn over the bars."""
+def _find_twin(ax, label):
+    """The twin axes of ``ax`` named ``label`` (shared x, the same place), or None."""
     here = ax.get_position().bounds
     for other in ax.figure.axes:
         # the twin of this axes: same label, shared x and the same place (the axes of a grid
@@ -61,9 +60,23 @@ def _twin(ax, label, ylabel):
                 ax.get_shared_x_axes().joined(ax, other) and \
                 np.allclose(other.get_position().bounds, here):
             return other
+    return None
+
+
+def _twin(ax, label, ylabel):
+    """The twin axes (shared x, own y on the right) holding the histograms of ``ax``, created
+    on first use; ``ax`` is put in front of it so that curves are drawn over the bars.
+
+    The twin's axis label sits beside its ticks, in the lower ``_HISTOGRAM_SHARE`` of the
+    plot where the histogram is (centred on the axis, it floated far above its ticks and, in
+    a row of plots, next to the neighbouring plot's own label)."""
+    twin = _find_twin(ax, label)
+    if twin is not None:
+        return twin
     twin = ax.twinx()
     twin.set_label(label)
     twin.set_ylabel(ylabel)
+    twin.yaxis.label.set_y(_HISTOGRAM_SHARE / 2.0)  # axes fraction; x follows the tick labels
     twin.set_zorder(ax.get_zorder() - 1)
     if ax.patch.get_visible():  # the first twin takes over the background of ax
         twin.patch.set_visible(True)
@@ -105,7 +118,13 @@ def _legend(ax):
             else:
                 h = Patch(facecolor="grey", alpha=h.get_alpha(), linewidth=0)
         shown.append(h)
-    ax.legend(shown, list(seen), loc="best", fontsize="small")
+    kw = {}
+    if any(_find_twin(ax, lab) is not None for lab in (_COUNTS_LABEL, _DENSITY_LABEL)):
+        # "best" only avoids the artists of ax, not the histogram on its twin: the legend is
+        # placed in the part of the plot above the histogram
+        kw = {"bbox_to_anchor": (0.0, _HISTOGRAM_SHARE, 1.0, 1.0 - _HISTOGRAM_SHARE),
+              "bbox_transform": ax.transAxes}
+    ax.legend(shown, list(seen), loc="best", fontsize="small", **kw)
 
 
 def _finish(ax, xlabel, ylabel):
@@ -368,7 +387,7 @@ class ReliabilityDisplay:
 
     @classmethod
     def from_predictions(cls, y_true, y_proba, *, labels=None, pos_label=None, mode="auto",
-                         classes=None, n_bins=10, strategy="uniform", min_bin_size=1,
+                         classes=None, n_bins=15, strategy="uniform", min_bin_size=1,
                          band="clopper-pearson", confidence_level=0.95, n_resamples=1000,
                          random_state=None, sample_weight=None, name=None, ax=None,
                          show_counts=True, ref_line=True, band_kwargs=None, bar_kwargs=None,
@@ -393,8 +412,9 @@ class ReliabilityDisplay:
             otherwise).
         classes : label or list of labels, default=None
             With ``mode="classwise"``, the classes whose curves are drawn (default: all).
-        n_bins : int, default=10
-            Number of bins.
+        n_bins : int, default=15
+            Number of bins (15, as in :func:`skcalib.calibration_error` and the report, so
+            that the diagram shows the bins of the error it is read with).
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width or equal-mass bins.
         min_bin_size : int, default=1
@@ -470,7 +490,7 @@ class ReliabilityDisplay:
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, pos_label=None, mode="auto", classes=None,
-                       n_bins=10, strategy="uniform", min_bin_size=1, band="clopper-pearson",
+                       n_bins=15, strategy="uniform", min_bin_size=1, band="clopper-pearson",
                        confidence_level=0.95, n_resamples=1000, random_state=None,
                        sample_weight=None, name=None, ax=None, show_counts=True, ref_line=True,
                        band_kwargs=None, bar_kwargs=None, **kwargs):
@@ -590,7 +610,8 @@ class SmoothReliabilityDisplay:
     n_samples : float, default=None
         The (effective) number of predictions. When given, the prediction ranges with fewer
         than ``min_support`` predictions within one bandwidth (``n * density * 2 * bandwidth``)
-        are shaded: there the curve rests on a handful of samples and swings freely.
+        are shaded and the curve is drawn only faintly there: it rests on a handful of
+        samples and swings freely.
     min_support : float, default=5
         The support below which a range is shaded.
 
@@ -599,7 +620,10 @@ class SmoothReliabilityDisplay:
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
     line_ : matplotlib Line2D
-        The smooth curve (``grid``, ``frequency``).
+        The smooth curve (``grid``, ``frequency``), NaN (not drawn) over the shaded ranges
+        where fewer than ``min_support`` predictions support it.
+    unsupported_ : matplotlib Line2D or None
+        The curve over those ranges, drawn as a faint thin line (None if there are none).
     band_ : matplotlib PolyCollection or None
         The band (``fill_between`` of ``band_low`` and ``band_high`` over ``grid``).
     sparse_ : matplotlib PolyCollection or None
@@ -676,8 +700,8 @@ class SmoothReliabilityDisplay:
         Returns
         -------
         SmoothReliabilityDisplay
-            ``self``, with ``ax_``, ``figure_``, ``line_``, ``band_``, ``sparse_`` and
-            ``density_``.
+            ``self``, with ``ax_``, ``figure_``, ``line_``, ``unsupported_``, ``band_``,
+            ``sparse_`` and ``density_``.
         """
         show_density = check_bool(show_density, "show_density")
         ref_line = check_bool(ref_line, "ref_line")
@@ -694,10 +718,27 @@ class SmoothReliabilityDisplay:
         if self.smece is not None:
             text = f"smECE = {self.smece:.3f}"
             label = text if name is None else f"{name} ({text})"
+        frequency = np.asarray(c.frequency, dtype=np.float64)
+        sparse = np.zeros(frequency.shape, dtype=bool)
+        if self.n_samples is not None:
+            support = float(self.n_samples) * np.asarray(c.density) * 2.0 * c.bandwidth
+            sparse = support < float(self.min_support)
         line_kw = {"linewidth": 2, "zorder": 3}
         line_kw.update(kwargs)
-        (self.line_,) = ax.plot(c.grid, c.frequency, label=label, **line_kw)
+        # the curve is drawn where it is supported; where fewer than min_support predictions
+        # lie within one bandwidth it swings freely (from 0 to 1 on a handful of samples), and
+        # only a faint line is drawn there
+        (self.line_,) = ax.plot(c.grid, np.where(sparse, np.nan, frequency), label=label,
+                                **line_kw)
         color = self.line_.get_color()
+        self.unsupported_ = None
+        if sparse.any():
+            # the faint part joins the supported one at the boundary points
+            near = sparse | np.r_[sparse[1:], False] | np.r_[False, sparse[:-1]]
+            faint_kw = {k: v for k, v in line_kw.items() if k not in ("label", "alpha")}
+            faint_kw.update(color=color, linewidth=1, alpha=0.3, zorder=2.5)
+            (self.unsupported_,) = ax.plot(c.grid, np.where(near, frequency, np.nan),
+                                           **faint_kw)
         self.band_ = None
         if self.band is not None:
             kind = "bootstrap band" if self.band == "bootstrap" else "consistency band"
@@ -708,18 +749,15 @@ class SmoothReliabilityDisplay:
             self.band_ = ax.fill_between(c.grid, low, high, where=np.isfinite(low) &
                                          np.isfinite(high), **kw)
         self.sparse_ = None
-        if self.n_samples is not None:
-            support = float(self.n_samples) * np.asarray(c.density) * 2.0 * c.bandwidth
-            sparse = support < float(self.min_support)
-            if sparse.any():
-                self.sparse_ = ax.fill_between(
-                    c.grid, 0.0, 1.0, where=sparse, transform=ax.get_xaxis_transform(),
-                    color="grey", alpha=0.12, linewidth=0, zorder=0,
-                    label=f"< {self.min_support:g} predictions within one bandwidth")
+        if sparse.any():
+            self.sparse_ = ax.fill_between(
+                c.grid, 0.0, 1.0, where=sparse, transform=ax.get_xaxis_transform(),
+                color="grey", alpha=0.12, linewidth=0, zorder=0,
+                label=f"< {self.min_support:g} predictions within one bandwidth")
         self.density_ = None
         self.density_ax_ = None
         if show_density:
-            twin = _twin(ax, _DENSITY_LABEL, "Density of the predictions")
+            twin = _twin(ax, _DENSITY_LABEL, "Density")
             (self.density_,) = twin.plot(c.grid, c.density, color=color, linewidth=1,
                                          alpha=0.6)
             twin.fill_between(c.grid, 0.0, c.density, color=color, alpha=0.15, linewidth=0)
