@@ -625,7 +625,7 @@ def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
     return W[keep], MV[keep] / W[keep], MSE[keep] / W[keep], unit
 
 
-_BIN_DOC = """    n_bins : int, default=10
+_BIN_DOC = """    n_bins : int, default=15
         Number of bins of the predicted standard deviation.
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-count bins (edges at quantiles of the predicted standard deviation;
@@ -633,7 +633,7 @@ _BIN_DOC = """    n_bins : int, default=10
         equal-width bins between the smallest and the largest. Empty bins are left out."""
 
 
-def ence(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
+def ence(y_true, y_pred, *, n_bins=15, strategy="quantile", sample_weight=None):
     """Expected normalized calibration error (Levi et al. 2022) (lower is better).
 
     The predictions are binned by their standard deviation; in each bin the root mean variance
@@ -670,7 +670,7 @@ def ence(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
     return float(np.mean(ratio))
 
 
-def uce(y_true, y_pred, *, n_bins=10, strategy="quantile", sample_weight=None):
+def uce(y_true, y_pred, *, n_bins=15, strategy="quantile", sample_weight=None):
     """Uncertainty calibration error (Laves et al. 2020; used by Levi et al. 2022) (lower is
     better).
 

@@ -89,7 +89,7 @@ class ReliabilityCurve:
 
     def __init__(self, prob_pred, prob_true, counts, weight_sums, ci_low, ci_high, bin_lower,
                  bin_upper, bin_index, *, label=None, mode="binary", strategy="uniform",
-                 n_bins=10, interval="clopper-pearson", confidence_level=0.95):
+                 n_bins=15, interval="clopper-pearson", confidence_level=0.95):
         self.prob_pred = prob_pred
         self.prob_true = prob_true
         self.counts = counts
@@ -254,7 +254,7 @@ def _curve_from_sums(counts, W, sum_q, sum_t, n_trials, ids, binning, strategy, 
     )
 
 
-def reliability_curve(y_true, y_proba, *, mode="auto", strategy="uniform", n_bins=10,
+def reliability_curve(y_true, y_proba, *, mode="auto", strategy="uniform", n_bins=15,
                       min_bin_size=1, confidence_level=0.95, interval="clopper-pearson",
                       labels=None, pos_label=None, sample_weight=None):
     """Reliability-curve data: per bin, mean prediction, outcome frequency, count and interval.
@@ -291,7 +291,7 @@ def reliability_curve(y_true, y_proba, *, mode="auto", strategy="uniform", n_bin
         * ``"quantile"``: equal-mass bins, edges at the ``k / n_bins`` quantiles of the
           predictions (numpy's linear interpolation; repeated edges merged), right-closed. Edges
           are computed without sample weights.
-    n_bins : int, default=10
+    n_bins : int, default=15
         Number of bins (before empty and small bins are dropped), at least 1.
     min_bin_size : int, default=1
         Bins with fewer samples (rows with a positive weight) are **dropped** from the curve; the
@@ -473,7 +473,7 @@ def _consistency(Q, w, binning, min_bin_size, confidence_level, n_resamples, rng
     return low, high
 
 
-def consistency_bands(y_true, y_proba, *, mode="auto", strategy="uniform", n_bins=10,
+def consistency_bands(y_true, y_proba, *, mode="auto", strategy="uniform", n_bins=15,
                       min_bin_size=1, confidence_level=0.95, n_resamples=1000,
                       random_state=None, labels=None, pos_label=None, sample_weight=None):
     """Consistency bars of a reliability diagram (Broecker and Smith 2007), per bin.

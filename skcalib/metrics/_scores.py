@@ -383,7 +383,7 @@ def _murphy_one(q, t, w, score, eps, strategy, n_bins):
             "forecast": Fo, "observed": Oo, "weight": W[occ]}
 
 
-def murphy_decomposition(y_true, y_proba, *, score="brier", n_bins=10, strategy="uniform",
+def murphy_decomposition(y_true, y_proba, *, score="brier", n_bins=15, strategy="uniform",
                          labels=None, pos_label=None, sample_weight=None):
     r"""Murphy's binned decomposition of the Brier (or log) score: reliability, resolution,
     uncertainty.
@@ -421,7 +421,7 @@ def murphy_decomposition(y_true, y_proba, *, score="brier", n_bins=10, strategy=
     score : {"brier", "log"}, default="brier"
         The proper score to decompose. ``"log"`` clips forecasts as :func:`log_score` does
         (the bins and their means are those of the clipped forecasts).
-    n_bins : int, default=10
+    n_bins : int, default=15
         Number of bins (ignored for ``strategy="unique"``).
     strategy : {"uniform", "quantile", "unique"}, default="uniform"
         Equal-width bins on [0, 1], equal-count bins (unweighted quantiles), or one bin per
