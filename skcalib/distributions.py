@@ -187,8 +187,9 @@ def _float_array(x, name, ndim=None):
             raise TypeError(f"{name} must contain real numbers; got {bad!r} of type "
                             f"{type(bad).__name__}.")
     elif kind not in "iuf":
+        what = "dates or durations" if kind in "mM" else "strings"
         raise TypeError(f"{name} must contain real numbers; got an array of dtype {raw.dtype} "
-                        "(strings are not converted).")
+                        f"({what} are not converted).")
     a = np.array(raw, dtype=np.float64)
     if ndim is not None and a.ndim not in ndim:
         raise ValueError(
@@ -197,6 +198,15 @@ def _float_array(x, name, ndim=None):
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite (no NaN or infinity).")
     return a
+
+
+def _standardised(y, loc, scale):
+    """``(y - loc) / scale`` without overflow warnings: the difference is taken in halves (exact
+    for normal floats), so that targets and locations of opposite sign near the float limit do
+    not overflow; a quotient beyond the float range is ``+-inf`` (its square, or its
+    exponential, is then far beyond the range anyway)."""
+    with np.errstate(over="ignore"):
+        return ((0.5 * y - 0.5 * loc) / scale) * 2.0
 
 
 def _check_scale(scale, name, strict):
@@ -684,12 +694,17 @@ class Normal(_LocationScale):
         Returns
         -------
         ndarray of shape (n_samples,)
+            ``-inf`` where the log-density is below the float range (a target some ``1e154``
+            standard deviations away); ``inf`` at, and ``-inf`` off, a point prediction
+            (``scale = 0``), which has no density (:func:`~skcalib.metrics.nll` refuses it).
         """
         y = self._check_y(y)
         out = np.where(y == self.loc, np.inf, -np.inf)  # point predictions (scale 0)
         pos = self.scale > 0
         s = np.where(pos, self.scale, 1.0)
-        val = -0.5 * ((y - self.loc) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
+        z = _standardised(y, self.loc, s)
+        with np.errstate(over="ignore"):  # -inf beyond the float range (|z| > 1e154)
+            val = -0.5 * (z * z) - np.log(s) - 0.5 * math.log(2 * math.pi)
         return np.where(pos, val, out)
 
     def cdf(self, y):
@@ -715,7 +730,8 @@ class Normal(_LocationScale):
         y = self._check_y(y)
         pos = self.scale > 0
         s = np.where(pos, self.scale, 1.0)
-        return np.where(pos, special.ndtr((y - self.loc) / s), (y >= self.loc).astype(np.float64))
+        return np.where(pos, special.ndtr(_standardised(y, self.loc, s)),
+                        (y >= self.loc).astype(np.float64))
 
     def ppf(self, q):
         """Quantile function ``loc[i] + scale[i] * Phi^{-1}(q[i])``.
@@ -821,7 +837,8 @@ class Laplace(_LocationScale):
         ndarray of shape (n_samples,)
         """
         y = self._check_y(y)
-        return -np.abs(y - self.loc) / self.scale - np.log(2.0 * self.scale)
+        with np.errstate(over="ignore"):  # -inf beyond the float range
+            return -np.abs(_standardised(y, self.loc, self.scale)) - np.log(2.0 * self.scale)
 
     def cdf(self, y):
         """Cumulative distribution function: ``exp(z) / 2`` for ``z = (y - loc) / scale < 0``,
@@ -1085,19 +1102,25 @@ class MultivariateNormal(Distribution):
         y = _float_array(y, "y", ndim=(2,))
         if y.shape != self.mean.shape:
             raise ValueError(f"y must have shape {self.mean.shape}; got {y.shape}.")
-        r = y - self.mean
+        # residuals in halves (exact), so that opposite huge values do not overflow; the
+        # quadratic form is 4 times that of the halves (inf beyond the float range)
+        r = 0.5 * y - 0.5 * self.mean
         if self.covariance_type != "full":
             var = self.variance
             _require_positive(var, "cov")
-            return np.einsum("ni,ni->n", r, r / var), np.log(var).sum(axis=1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                maha = 4.0 * np.einsum("ni,ni->n", r, r / var)
+            return np.where(np.isnan(maha), np.inf, maha), np.log(var).sum(axis=1)
         try:
             L = np.linalg.cholesky(self.cov)
         except np.linalg.LinAlgError:
             raise ValueError("cov must be positive definite (a singular covariance has no "
                              "density).") from None
-        z = np.linalg.solve(L, r[:, :, None])[:, :, 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.linalg.solve(L, r[:, :, None])[:, :, 0]
+            maha = 4.0 * np.einsum("ni,ni->n", z, z)
         logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
-        return np.einsum("ni,ni->n", z, z), logdet
+        return np.where(np.isnan(maha), np.inf, maha), logdet
 
     def log_pdf(self, y):
         """Log-density of ``y[i]`` under row ``i`` (covariances must be positive definite).
@@ -1112,7 +1135,7 @@ class MultivariateNormal(Distribution):
         ndarray of shape (n_samples,)
         """
         maha, logdet = self._mahalanobis_and_logdet(y)
-        return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))
+        return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))  # -inf beyond range
 
     def tempered(self, temperature):
         """Temperature scaling (Definition F.1): ``N(mean, T * cov)``; the mean is unchanged.
