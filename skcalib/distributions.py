@@ -67,8 +67,9 @@ import numpy as np
 from scipy import optimize, sparse, special
 
 from ._expectations import check_not_empty, check_targets, paired_ops, target_ops
-from ._validation import (_check_no_missing, check_rng, check_scalar_param, check_scores,
-                          renormalise_low_precision, row_sum_tolerance)
+from ._validation import (_check_no_missing, check_n_resamples, check_rng, check_scalar_param,
+                          check_scores, check_work_memory, renormalise_low_precision,
+                          row_sum_tolerance)
 
 __all__ = [
     "Normal",
@@ -369,19 +370,32 @@ class Distribution:
         random_state : None, int, Generator or RandomState, default=None
             Seed or generator of the draws.
         size : int, default=None
-            Number of draws per row (a positive integer). None draws one.
+            Number of draws per row: a positive integer of at most ``10**7``, and the draws
+            (with a mixture's component draws) must fit in 4 GiB. None draws one.
 
         Returns
         -------
         ndarray
             Of shape ``(n_samples,) + target_shape``, or ``(size, n_samples) + target_shape``.
         """
-        if size is not None:
-            check_scalar_param(size, "size", kind="int", min_val=1)
+        m = 1 if size is None else check_n_resamples(size, "size")
+        check_work_memory(m * self._draw_items(), "size", size, "the draws")
         rng = check_rng(random_state)
-        m = 1 if size is None else int(size)
         Z = self._draw(rng, m)
         return Z[0] if size is None else Z
+
+    def _draw_items(self):
+        """Numbers that one draw of every row allocates (a mixture draws every component)."""
+        d = self
+        per = 1
+        while isinstance(d, (Mixture, Recalibrated)):
+            if isinstance(d, Mixture):
+                per *= d.n_components + 1
+                d = d.components[0]
+            else:
+                per *= 2
+                d = d.base
+        return per * self.n_samples * (getattr(d, "dim", None) or 1)
 
     def cdf(self, y):
         """Cumulative distribution function ``P(Y_i <= y_i)`` of univariate families.

@@ -466,8 +466,10 @@ def _check_grid(quantiles, name="quantiles", allow_none=False):
     if quantiles is None and allow_none:
         return None
     if isinstance(quantiles, (int, np.integer)) and not isinstance(quantiles, (bool, np.bool_)):
+        # a ceiling, as for every stored binning (2**63 reached numpy's linspace IndexError,
+        # 10**12 asked for 7 TiB)
         check_scalar_param(quantiles, name, kind="int", min_val=2)
-        return np.linspace(0.01, 0.99, int(quantiles))
+        return np.linspace(0.01, 0.99, check_n_bins(quantiles, name, max_val=MAX_STORED_BINS))
     arr = np.asarray(quantiles)
     if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"{name} must be an integer >= 2 or a 1-D array of at least two "
@@ -496,8 +498,8 @@ def quantile_calibration_curve(y_true, y_pred, *, quantiles=99, proportion="quan
         Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
         means and standard deviations, read as normal predictions.
     quantiles : int or array-like of shape (n_quantiles,), default=99
-        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        The expected proportions: an integer ``m`` (at most ``10**6``) for
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions; see the module notes.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -541,8 +543,8 @@ def quantile_calibration_error(y_true, y_pred, *, quantiles=99, proportion="quan
         Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
         means and standard deviations, read as normal predictions.
     quantiles : int or array-like of shape (n_quantiles,), default=99
-        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        The expected proportions: an integer ``m`` (at most ``10**6``) for
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions.
     norm : {"l1", "l2", "max"}, default="l1"
@@ -622,8 +624,8 @@ def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions.
     quantiles : None, int or array-like of shape (n_quantiles,), default=None
-        None for the exact area; an integer ``m`` for the grid ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        None for the exact area; an integer ``m`` (at most ``10**6``) for the grid
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the proportions.
 
@@ -700,7 +702,7 @@ def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
 
 
 _BIN_DOC = """    n_bins : int, default=10
-        Number of bins of the predicted standard deviation.
+        Number of bins of the predicted standard deviation (at most ``10**6``).
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-count bins (edges at quantiles of the predicted standard deviation;
         Levi et al. 2022; tied values share a bin, so bins can be fewer); ``"uniform"``:
