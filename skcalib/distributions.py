@@ -61,6 +61,7 @@ Families
 
 import itertools
 import math
+from collections.abc import Iterable
 from numbers import Real
 
 import numpy as np
@@ -2149,12 +2150,25 @@ def concatenate(distributions):
     >>> len(concatenate([Normal([0.0], 1.0), Normal([1.0, 2.0], 2.0)]))
     3
     """
+    if is_distribution(distributions):
+        raise TypeError("distributions must be a sequence of skcalib distributions; got a single "
+                        f"{type(distributions).__name__} (pass a list: concatenate([a, b])).")
+    if isinstance(distributions, (str, bytes, dict)) or not isinstance(distributions, Iterable):
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        f"got {type(distributions).__name__} {distributions!r:.60}.")
     dists = list(distributions)
-    if not dists or not all(is_distribution(d) for d in dists):
-        raise TypeError("distributions must be a non-empty sequence of skcalib distributions.")
+    if not dists:
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        "got an empty sequence.")
+    bad = next((i for i, d in enumerate(dists) if not is_distribution(d)), None)
+    if bad is not None:
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        f"item {bad} is {type(dists[bad]).__name__}.")
     fam = type(dists[0])
-    if any(type(d) is not fam for d in dists):
-        raise TypeError("can only concatenate distributions of one family.")
+    other = next((d for d in dists if type(d) is not fam), None)
+    if other is not None:
+        raise TypeError("distributions must all be of one family; got "
+                        f"{fam.__name__} and {type(other).__name__}.")
     if fam in (Normal, Laplace):
         return fam(np.concatenate([d.loc for d in dists]), np.concatenate([d.scale for d in dists]))
     if fam is MultivariateNormal:
