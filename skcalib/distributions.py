@@ -1372,12 +1372,14 @@ class Mixture(Distribution):
         -------
         ndarray of shape (n_samples,)
         """
-        with np.errstate(divide="ignore"):
-            terms = np.stack([np.log(self.weights[:, k]) + c.log_pdf(y)
+        # a component of weight 0 contributes nothing (not log(0) + inf = NaN at its point mass)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.stack([np.where(self.weights[:, k] > 0,
+                                       np.log(self.weights[:, k]) + c.log_pdf(y), -np.inf)
                               for k, c in enumerate(self.components)], axis=1)
-        top = terms.max(axis=1)
-        top = np.where(np.isfinite(top), top, 0.0)
-        return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+            top = terms.max(axis=1)
+            top = np.where(np.isfinite(top), top, 0.0)
+            return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))  # -inf: below range
 
     def _univariate_parameters(self):
         """``(family, loc, scale)`` of univariate components as ``(n_samples, n_components)``."""

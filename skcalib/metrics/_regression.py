@@ -315,10 +315,10 @@ def nll(y_true, y_pred, *, sample_weight=None):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"the log-density of y_true under y_pred is -inf at row {i} (y_true = "
-            f"{float(np.ravel(y[i])[0]):.6g}): the target lies where the predicted density is "
-            "0, or so many scales from the prediction (about 1e154) that the NLL exceeds the "
-            "float range; check y_true and y_pred for misscaled values.")
+            f"the NLL of y_true under y_pred is not a finite number: at row {i} (y_true = "
+            f"{float(np.ravel(y[i])[0]):.6g}) the predicted density is 0, or the target lies so "
+            "many scales from the prediction (about 1e154 or more) that its log-density is below "
+            "the float range; check y_true and y_pred for misscaled values.")
     return _check_finite_score(-_mean(lp, w), "NLL")
 
 
