@@ -472,7 +472,8 @@ class DeltaKernel(Kernel):
 def _labels(X, name):
     """Labels as an ``(n, n_features)`` array: 1-D or 2-D, no missing values (None, NaN), and not
     a list mixing strings with numbers (numpy would turn ``[0, "1"]`` into strings)."""
-    _not_an_array(X, name, "labels of shape (n_samples,) or (n_samples, n_features)")
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be an array-like of labels; got a {type(X).__name__}.")
     try:
         arr = np.asarray(X)
     except (TypeError, ValueError):
