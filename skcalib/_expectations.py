@@ -1131,8 +1131,9 @@ def check_not_empty(dist, name="y_pred"):
 def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
     """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate.
     Strings, complex numbers, booleans, dates and durations are refused rather than converted
-    (numpy would read a date as nanoseconds since 1970). The distribution must not be empty (see :func:`check_not_empty`; ``pred_name=None`` allows
-    it, for the distribution's own methods)."""
+    (numpy would read a date as nanoseconds since 1970; booleans are refused as the
+    distributions' parameters are). The distribution must not be empty (see
+    :func:`check_not_empty`; ``pred_name=None`` allows it, for the distribution's own methods)."""
     if pred_name is not None:
         check_not_empty(dist, pred_name)
     raw = y_true if isinstance(y_true, np.ndarray) else None

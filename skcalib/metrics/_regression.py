@@ -7,6 +7,13 @@ Every function takes ``y_true`` (real targets) and ``y_pred``: a univariate
 or an array of shape ``(n_samples, 2)`` holding predicted means and standard deviations (read as
 normal predictions). :func:`nll` also takes multivariate normals and their mixtures.
 
+``y_true`` must hold real numbers: strings, complex numbers, booleans (usually class labels given
+to a regression metric; pass ``y.astype(float)`` if 0/1 targets are meant), dates and durations
+(numpy would read them as nanoseconds) are refused with a ``TypeError``/``ValueError`` naming
+``y_true``. Results are finite: huge-but-finite targets or predictions (1e300) are standardised
+without overflow, and a value that itself leaves the float range (an NLL of 1e600) is a
+``ValueError`` naming ``y_true`` and ``y_pred``, never ``inf`` with an overflow warning.
+
 Conventions (where practitioner packages disagree; landscape section 6):
 
 * **Proportions.** The quantile-calibration curve, its error and the miscalibration area use
