@@ -795,7 +795,7 @@ class Normal(_LocationScale):
 
     def _temperature_statistic(self, y):
         _require_positive(self.scale, "scale")
-        r = (np.asarray(y, dtype=np.float64) - self.loc) / self.scale
+        r = _standardised(np.asarray(y, dtype=np.float64), self.loc, self.scale)
         return r * r, 1
 
 
@@ -875,7 +875,7 @@ class Laplace(_LocationScale):
         array([0.5])
         """
         y = self._check_y(y)
-        z = (y - self.loc) / self.scale
+        z = _standardised(y, self.loc, self.scale)
         half = 0.5 * np.exp(-np.abs(z))
         return np.where(z < 0, half, 1.0 - half)
 
@@ -925,7 +925,8 @@ class Laplace(_LocationScale):
         return Laplace(self.loc, self.scale * T)
 
     def _temperature_statistic(self, y):
-        return 2.0 * np.abs(np.asarray(y, dtype=np.float64) - self.loc) / self.scale, 2
+        z = _standardised(np.asarray(y, dtype=np.float64), self.loc, self.scale)
+        return 2.0 * np.abs(z), 2
 
 
 def _psd_sqrt_and_check(cov, name):

@@ -114,6 +114,8 @@ def test_opposite_huge_target_and_location_do_not_overflow():
     np.testing.assert_allclose(lp, -2.0 - math.log(1e308) - 0.5 * math.log(2 * math.pi))
     np.testing.assert_allclose(_no_warnings(lambda: d.cdf(np.full(3, 1e308))), 0.97725, atol=1e-5)
     lap = Laplace(np.full(3, -1e308), np.full(3, 1e308))
+    np.testing.assert_allclose(_no_warnings(lambda: lap.cdf(np.full(3, 1e308))),
+                               1 - 0.5 * math.exp(-2.0))
     np.testing.assert_allclose(_no_warnings(lambda: lap.log_pdf(np.full(3, 1e308))),
                                -2.0 - math.log(2e308))
     mvn = MultivariateNormal(np.full((3, 2), -1e200), np.tile(np.eye(2) * 1e300, (3, 1, 1)))
