@@ -1131,8 +1131,10 @@ def check_not_empty(dist, name="y_pred"):
 
 def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
     """Real targets matching a distribution: ``(n,)`` for univariate, ``(n, d)`` for d-variate.
-    The distribution must not be empty (see :func:`check_not_empty`; ``pred_name=None`` allows
-    it, for the distribution's own methods)."""
+    Strings, complex numbers, booleans, dates and durations are refused rather than converted
+    (numpy would read a date as nanoseconds since 1970; booleans are refused as the
+    distributions' parameters are). The distribution must not be empty (see
+    :func:`check_not_empty`; ``pred_name=None`` allows it, for the distribution's own methods)."""
     if pred_name is not None:
         check_not_empty(dist, pred_name)
     check_numeric(y_true, name)
@@ -1147,6 +1149,15 @@ def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
         # numpy would turn "0.5" into 0.5 and drop imaginary parts: refuse instead (H3).
         raise ValueError(f"{name} must contain real numbers for distribution predictions; got "
                          f"{raw.dtype} values (strings and complex numbers are not converted).")
+    if raw is not None and raw.dtype.kind in "mMb":
+        # numpy would read dates and durations as nanoseconds since 1970 (a CRPS of 1e15) and
+        # booleans as 0/1, which, with a distribution prediction, is almost always a class label
+        # passed to a regression metric: refuse them as the distributions' parameters are (B3).
+        what = "booleans" if raw.dtype.kind == "b" else "dates or durations"
+        hint = ("y.astype(float) if 0/1 targets are meant" if raw.dtype.kind == "b" else
+                "numbers in the unit the predictions use, e.g. days since a reference date")
+        raise TypeError(f"{name} must contain real numbers for distribution predictions; got "
+                        f"{what} (dtype {raw.dtype}), which are not converted; pass {hint}.")
     try:
         y = np.asarray(y_true, dtype=np.float64)
     except (TypeError, ValueError):

@@ -61,15 +61,16 @@ Families
 
 import itertools
 import math
+from collections.abc import Iterable
 from numbers import Real
 
 import numpy as np
 from scipy import optimize, sparse, special
 
 from ._expectations import check_not_empty, check_targets, paired_ops, target_ops
-from ._validation import (_check_no_missing, check_rng, check_scalar_param, check_scores,
+from ._validation import (_check_no_missing, check_n_resamples, check_numeric, check_rng,
+                          check_scalar_param, check_scores, check_work_memory,
                           renormalise_low_precision, row_sum_tolerance)
-from ._validation import check_numeric
 
 __all__ = [
     "Normal",
@@ -191,8 +192,9 @@ def _float_array(x, name, ndim=None):
             raise TypeError(f"{name} must contain real numbers; got {bad!r} of type "
                             f"{type(bad).__name__}.")
     elif kind not in "iuf":
+        what = "dates or durations" if kind in "mM" else "strings"
         raise TypeError(f"{name} must contain real numbers; got an array of dtype {raw.dtype} "
-                        "(strings are not converted).")
+                        f"({what} are not converted).")
     a = np.array(raw, dtype=np.float64)
     if ndim is not None and a.ndim not in ndim:
         raise ValueError(
@@ -201,6 +203,15 @@ def _float_array(x, name, ndim=None):
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} must be finite (no NaN or infinity).")
     return a
+
+
+def _standardised(y, loc, scale):
+    """``(y - loc) / scale`` without overflow warnings: the difference is taken in halves (exact
+    for normal floats), so that targets and locations of opposite sign near the float limit do
+    not overflow; a quotient beyond the float range is ``+-inf`` (its square, or its
+    exponential, is then far beyond the range anyway)."""
+    with np.errstate(over="ignore"):
+        return ((0.5 * y - 0.5 * loc) / scale) * 2.0
 
 
 def _check_scale(scale, name, strict):
@@ -363,19 +374,32 @@ class Distribution:
         random_state : None, int, Generator or RandomState, default=None
             Seed or generator of the draws.
         size : int, default=None
-            Number of draws per row (a positive integer). None draws one.
+            Number of draws per row: a positive integer of at most ``10**7``, and the draws
+            (with a mixture's component draws) must fit in 4 GiB. None draws one.
 
         Returns
         -------
         ndarray
             Of shape ``(n_samples,) + target_shape``, or ``(size, n_samples) + target_shape``.
         """
-        if size is not None:
-            check_scalar_param(size, "size", kind="int", min_val=1)
+        m = 1 if size is None else check_n_resamples(size, "size")
+        check_work_memory(m * self._draw_items(), "size", size, "the draws")
         rng = check_rng(random_state)
-        m = 1 if size is None else int(size)
         Z = self._draw(rng, m)
         return Z[0] if size is None else Z
+
+    def _draw_items(self):
+        """Numbers that one draw of every row allocates (a mixture draws every component)."""
+        d = self
+        per = 1
+        while isinstance(d, (Mixture, Recalibrated)):
+            if isinstance(d, Mixture):
+                per *= d.n_components + 1
+                d = d.components[0]
+            else:
+                per *= 2
+                d = d.base
+        return per * self.n_samples * (getattr(d, "dim", None) or 1)
 
     def cdf(self, y):
         """Cumulative distribution function ``P(Y_i <= y_i)`` of univariate families.
@@ -688,12 +712,17 @@ class Normal(_LocationScale):
         Returns
         -------
         ndarray of shape (n_samples,)
+            ``-inf`` where the log-density is below the float range (a target some ``1e154``
+            standard deviations away); ``inf`` at, and ``-inf`` off, a point prediction
+            (``scale = 0``), which has no density (:func:`~skcalib.metrics.nll` refuses it).
         """
         y = self._check_y(y)
         out = np.where(y == self.loc, np.inf, -np.inf)  # point predictions (scale 0)
         pos = self.scale > 0
         s = np.where(pos, self.scale, 1.0)
-        val = -0.5 * ((y - self.loc) / s) ** 2 - np.log(s) - 0.5 * math.log(2 * math.pi)
+        z = _standardised(y, self.loc, s)
+        with np.errstate(over="ignore"):  # -inf beyond the float range (|z| > 1e154)
+            val = -0.5 * (z * z) - np.log(s) - 0.5 * math.log(2 * math.pi)
         return np.where(pos, val, out)
 
     def cdf(self, y):
@@ -719,7 +748,8 @@ class Normal(_LocationScale):
         y = self._check_y(y)
         pos = self.scale > 0
         s = np.where(pos, self.scale, 1.0)
-        return np.where(pos, special.ndtr((y - self.loc) / s), (y >= self.loc).astype(np.float64))
+        return np.where(pos, special.ndtr(_standardised(y, self.loc, s)),
+                        (y >= self.loc).astype(np.float64))
 
     def ppf(self, q):
         """Quantile function ``loc[i] + scale[i] * Phi^{-1}(q[i])``.
@@ -768,7 +798,7 @@ class Normal(_LocationScale):
 
     def _temperature_statistic(self, y):
         _require_positive(self.scale, "scale")
-        r = (np.asarray(y, dtype=np.float64) - self.loc) / self.scale
+        r = _standardised(np.asarray(y, dtype=np.float64), self.loc, self.scale)
         return r * r, 1
 
 
@@ -825,7 +855,8 @@ class Laplace(_LocationScale):
         ndarray of shape (n_samples,)
         """
         y = self._check_y(y)
-        return -np.abs(y - self.loc) / self.scale - np.log(2.0 * self.scale)
+        with np.errstate(over="ignore"):  # -inf beyond the float range
+            return -np.abs(_standardised(y, self.loc, self.scale)) - np.log(2.0 * self.scale)
 
     def cdf(self, y):
         """Cumulative distribution function: ``exp(z) / 2`` for ``z = (y - loc) / scale < 0``,
@@ -847,7 +878,7 @@ class Laplace(_LocationScale):
         array([0.5])
         """
         y = self._check_y(y)
-        z = (y - self.loc) / self.scale
+        z = _standardised(y, self.loc, self.scale)
         half = 0.5 * np.exp(-np.abs(z))
         return np.where(z < 0, half, 1.0 - half)
 
@@ -897,7 +928,8 @@ class Laplace(_LocationScale):
         return Laplace(self.loc, self.scale * T)
 
     def _temperature_statistic(self, y):
-        return 2.0 * np.abs(np.asarray(y, dtype=np.float64) - self.loc) / self.scale, 2
+        z = _standardised(np.asarray(y, dtype=np.float64), self.loc, self.scale)
+        return 2.0 * np.abs(z), 2
 
 
 def _psd_sqrt_and_check(cov, name):
@@ -1089,19 +1121,25 @@ class MultivariateNormal(Distribution):
         y = _float_array(y, "y", ndim=(2,))
         if y.shape != self.mean.shape:
             raise ValueError(f"y must have shape {self.mean.shape}; got {y.shape}.")
-        r = y - self.mean
+        # residuals in halves (exact), so that opposite huge values do not overflow; the
+        # quadratic form is 4 times that of the halves (inf beyond the float range)
+        r = 0.5 * y - 0.5 * self.mean
         if self.covariance_type != "full":
             var = self.variance
             _require_positive(var, "cov")
-            return np.einsum("ni,ni->n", r, r / var), np.log(var).sum(axis=1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                maha = 4.0 * np.einsum("ni,ni->n", r, r / var)
+            return np.where(np.isnan(maha), np.inf, maha), np.log(var).sum(axis=1)
         try:
             L = np.linalg.cholesky(self.cov)
         except np.linalg.LinAlgError:
             raise ValueError("cov must be positive definite (a singular covariance has no "
                              "density).") from None
-        z = np.linalg.solve(L, r[:, :, None])[:, :, 0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.linalg.solve(L, r[:, :, None])[:, :, 0]
+            maha = 4.0 * np.einsum("ni,ni->n", z, z)
         logdet = 2.0 * np.log(np.einsum("nii->ni", L)).sum(axis=1)
-        return np.einsum("ni,ni->n", z, z), logdet
+        return np.where(np.isnan(maha), np.inf, maha), logdet
 
     def log_pdf(self, y):
         """Log-density of ``y[i]`` under row ``i`` (covariances must be positive definite).
@@ -1116,7 +1154,7 @@ class MultivariateNormal(Distribution):
         ndarray of shape (n_samples,)
         """
         maha, logdet = self._mahalanobis_and_logdet(y)
-        return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))
+        return -0.5 * (maha + logdet + self.dim * math.log(2 * math.pi))  # -inf beyond range
 
     def tempered(self, temperature):
         """Temperature scaling (Definition F.1): ``N(mean, T * cov)``; the mean is unchanged.
@@ -1338,12 +1376,14 @@ class Mixture(Distribution):
         -------
         ndarray of shape (n_samples,)
         """
-        with np.errstate(divide="ignore"):
-            terms = np.stack([np.log(self.weights[:, k]) + c.log_pdf(y)
+        # a component of weight 0 contributes nothing (not log(0) + inf = NaN at its point mass)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.stack([np.where(self.weights[:, k] > 0,
+                                       np.log(self.weights[:, k]) + c.log_pdf(y), -np.inf)
                               for k, c in enumerate(self.components)], axis=1)
-        top = terms.max(axis=1)
-        top = np.where(np.isfinite(top), top, 0.0)
-        return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+            top = terms.max(axis=1)
+            top = np.where(np.isfinite(top), top, 0.0)
+            return top + np.log(np.exp(terms - top[:, None]).sum(axis=1))  # -inf: below range
 
     def _univariate_parameters(self):
         """``(family, loc, scale)`` of univariate components as ``(n_samples, n_components)``."""
@@ -2116,12 +2156,25 @@ def concatenate(distributions):
     >>> len(concatenate([Normal([0.0], 1.0), Normal([1.0, 2.0], 2.0)]))
     3
     """
+    if is_distribution(distributions):
+        raise TypeError("distributions must be a sequence of skcalib distributions; got a single "
+                        f"{type(distributions).__name__} (pass a list: concatenate([a, b])).")
+    if isinstance(distributions, (str, bytes, dict)) or not isinstance(distributions, Iterable):
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        f"got {type(distributions).__name__} {distributions!r:.60}.")
     dists = list(distributions)
-    if not dists or not all(is_distribution(d) for d in dists):
-        raise TypeError("distributions must be a non-empty sequence of skcalib distributions.")
+    if not dists:
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        "got an empty sequence.")
+    bad = next((i for i, d in enumerate(dists) if not is_distribution(d)), None)
+    if bad is not None:
+        raise TypeError("distributions must be a non-empty sequence of skcalib distributions; "
+                        f"item {bad} is {type(dists[bad]).__name__}.")
     fam = type(dists[0])
-    if any(type(d) is not fam for d in dists):
-        raise TypeError("can only concatenate distributions of one family.")
+    other = next((d for d in dists if type(d) is not fam), None)
+    if other is not None:
+        raise TypeError("distributions must all be of one family; got "
+                        f"{fam.__name__} and {type(other).__name__}.")
     if fam in (Normal, Laplace):
         return fam(np.concatenate([d.loc for d in dists]), np.concatenate([d.scale for d in dists]))
     if fam is MultivariateNormal:

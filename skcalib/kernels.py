@@ -88,9 +88,22 @@ def pairwise_distances(X, Y=None, *, metric="euclidean"):
     return _distances(X, Y, metric)
 
 
+def _not_an_array(X, name, what):
+    """``TypeError`` naming ``name`` for a scalar, a string, a dict or a set where an array-like
+    belongs (scikit-learn's ``_num_samples`` and numpy's ``float()`` errors named nothing)."""
+    if isinstance(X, (str, bytes, dict, set, frozenset)) or (
+            not hasattr(X, "__len__") and not hasattr(X, "shape")) or (
+            getattr(X, "ndim", 1) == 0):
+        raise TypeError(f"{name} must be an array-like of {what}; got {type(X).__name__} "
+                        f"{X!r:.60}.")
+
+
 def _features(X, name):
-    """Finite float64 features of shape (n, d) (1-D input is one feature). Strings and complex
-    numbers are refused rather than converted (``"1"`` would silently become 1.0)."""
+    """Finite float64 features of shape (n, d) (1-D input is one feature), through the shared
+    :func:`~skcalib._validation.check_2d_features`. Scalars, dicts, sets and empty arrays are
+    refused naming ``name``; strings and complex numbers are refused rather than converted
+    (``"1"`` would silently become 1.0)."""
+    _not_an_array(X, name, "real numbers of shape (n_samples, n_features)")
     check_numeric(X, name)
     if not hasattr(X, "columns"):  # DataFrames: check_array converts column by column
         try:
@@ -469,6 +482,8 @@ def _labels(X, name):
         raise ValueError(f"{name} must be a rectangular array-like of labels.") from None
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D; got shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: the Gram matrix needs at least one label.")
     if arr.dtype.kind in "US" and not isinstance(X, np.ndarray):
         if not all(isinstance(v, (str, bytes)) for v in np.asarray(X, dtype=object).ravel()):
             raise ValueError(f"{name} mixes strings with other types (e.g. numbers); use one "

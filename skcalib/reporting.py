@@ -1004,13 +1004,24 @@ def _regression_report(predictions, y, name, *, n_bins, confidence_level, n_resa
                                 n_jobs)]
 
     # proper scores -----------------------------------------------------------------------------
-    rows = [ReportRow("NLL", nll(y_arr, dist), note="mean negative log density")]
+    # a score that the metric refuses (point predictions have no density; a value beyond the
+    # float range) is shown as n/a with the metric's reason, never as inf
+    try:
+        rows = [ReportRow("NLL", nll(y_arr, dist), note="mean negative log density")]
+    except ValueError as exc:
+        rows = [ReportRow("NLL", None, note=f"n/a: {exc}")]
     if univariate:
-        scores = crps(y_arr, dist, reduction="none")
-        mean = float(np.mean(scores))
-        half = z * float(np.std(scores, ddof=1)) / math.sqrt(n)
-        rows.append(ReportRow("CRPS", crps(y_arr, dist), mean - half, mean + half,
-                              note="mean; normal interval"))
+        try:
+            scores = crps(y_arr, dist, reduction="none")
+        except ValueError as exc:
+            rows.append(ReportRow("CRPS", None, note=f"n/a: {exc}"))
+        else:
+            top = float(np.max(np.abs(scores))) or 1.0  # mean and spread in units of the largest
+            mean = float(np.mean(scores / top)) * top
+            half = z * float(np.std(scores / top, ddof=1)) / math.sqrt(n) * top
+            low, high = (mean - half, mean + half) if math.isfinite(half) else (None, None)
+            rows.append(ReportRow("CRPS", crps(y_arr, dist), low, high,
+                                  note="mean; normal interval"))
     verdict = ("Lower is better; the scores compare models on the same data and mix "
                "calibration with sharpness, so they are no test of calibration.")
     sections.append(ReportSection("scores", "Proper scores", rows, verdict))

@@ -7,6 +7,13 @@ Every function takes ``y_true`` (real targets) and ``y_pred``: a univariate
 or an array of shape ``(n_samples, 2)`` holding predicted means and standard deviations (read as
 normal predictions). :func:`nll` also takes multivariate normals and their mixtures.
 
+``y_true`` must hold real numbers: strings, complex numbers, booleans (usually class labels given
+to a regression metric; pass ``y.astype(float)`` if 0/1 targets are meant), dates and durations
+(numpy would read them as nanoseconds) are refused with a ``TypeError``/``ValueError`` naming
+``y_true``. Results are finite: huge-but-finite targets or predictions (1e300) are standardised
+without overflow, and a value that itself leaves the float range (an NLL of 1e600) is a
+``ValueError`` naming ``y_true`` and ``y_pred``, never ``inf`` with an overflow warning.
+
 Conventions (where practitioner packages disagree; landscape section 6):
 
 * **Proportions.** The quantile-calibration curve, its error and the miscalibration area use
@@ -34,7 +41,8 @@ import numpy as np
 from scipy import special
 
 from .._expectations import check_targets
-from .._validation import check_option, check_sample_weight, check_scalar_param
+from .._validation import (MAX_STORED_BINS, check_n_bins, check_option, check_sample_weight,
+                           check_scalar_param)
 from ..distributions import (Categorical, Laplace, Mixture, Normal, Recalibrated,
                              as_distribution, moment_unit)
 from ..distributions import _crps_quantile_quadrature
@@ -78,7 +86,23 @@ def check_univariate_predictions(y_true, y_pred, sample_weight=None):
 
 
 def _mean(values, w):
-    return float(np.mean(values)) if w is None else float(np.average(values, weights=w))
+    """(Weighted) mean, taken in units of a power of two near the largest magnitude, so that
+    the sum of huge-but-finite values (1e308 each) does not overflow."""
+    values = np.asarray(values, dtype=np.float64)
+    top = float(np.max(np.abs(values))) if values.size else 0.0
+    unit = math.ldexp(1.0, math.frexp(top)[1]) if 1e300 < top < np.inf else 1.0
+    m = np.mean(values / unit) if w is None else np.average(values / unit, weights=w)
+    return float(m * unit)
+
+
+def _check_finite_score(value, what, unit_hint=""):
+    """``value``, or a ``ValueError`` naming ``y_true``/``y_pred`` if it is beyond the float
+    range (never an infinite score with an overflow warning)."""
+    if not math.isfinite(value):
+        raise ValueError(f"the {what} of y_true under y_pred exceeds the float range{unit_hint}; "
+                         "rescale y_true and y_pred (e.g. divide both by the magnitude of the "
+                         "targets' distance to the predictions).")
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -120,9 +144,12 @@ def _crps_normal(d, s):
     pos = s > 0
     all_pos = bool(pos.all())
     ss = s if all_pos else np.where(pos, s, 1.0)
-    z = d / ss
-    val = ss * (z * (2.0 * special.ndtr(z) - 1.0) + 2.0 * np.exp(-0.5 * z * z) / math.sqrt(
-        2 * math.pi) - 1.0 / _SQRT_PI)
+    with np.errstate(over="ignore", invalid="ignore"):  # |z| > 1e154: exp(-inf) = 0
+        z = d / ss
+        val = ss * (z * (2.0 * special.ndtr(z) - 1.0) + 2.0 * np.exp(-0.5 * z * z) / math.sqrt(
+            2 * math.pi) - 1.0 / _SQRT_PI)
+        # beyond the float range of z the CRPS is |d| minus a negligible sharpness term
+        val = np.where(np.isfinite(z), val, np.abs(d) - ss / _SQRT_PI)
     return val if all_pos else np.where(pos, val, np.abs(d))
 
 
@@ -130,9 +157,11 @@ def _abs_normal(d, s):
     """``E|d + s Z|`` for a standard normal ``Z`` (``|d|`` for ``s = 0``)."""
     pos = s > 0
     ss = np.where(pos, s, 1.0)
-    z = d / ss
-    val = ss * 2.0 * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi) + d * (2.0 * special.ndtr(z) - 1.0)
-    return np.where(pos, val, np.abs(d))
+    with np.errstate(over="ignore", invalid="ignore"):  # |z| > 1e154: exp(-inf) = 0
+        z = d / ss
+        val = (ss * 2.0 * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+               + d * (2.0 * special.ndtr(z) - 1.0))
+    return np.where(pos & np.isfinite(z), val, np.abs(d))
 
 
 def _abs_laplace(c, b):
@@ -240,7 +269,10 @@ def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     check_option(reduction, "reduction", ("mean", "none"))
-    values = _crps_values(dist, y)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        values = _crps_values(dist, y)
+    if not np.all(np.isfinite(values)):
+        _check_finite_score(np.inf, "CRPS")
     if reduction == "none":
         return values
     return _mean(values, w)
@@ -262,8 +294,10 @@ def nll(y_true, y_pred, *, sample_weight=None):
     Returns
     -------
     float
-        In nats. A point prediction (``scale = 0``) has an infinite density at its value, so an
-        exact hit gives ``-inf`` and a miss ``inf`` (both together: NaN).
+        In nats; always finite. A point prediction (a normal with ``scale = 0``, also as a
+        mixture component or a recalibrated base) has no density and is refused with a
+        ``ValueError`` naming ``y_pred``, as a singular multivariate normal is; so is a target
+        whose log-density is ``-inf`` (where the density is 0, or beyond the float range).
 
     Examples
     --------
@@ -277,9 +311,36 @@ def nll(y_true, y_pred, *, sample_weight=None):
                         "Categorical predictions use sklearn.metrics.log_loss.")
     y = check_targets(y_true, dist)
     w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
+    point = _point_prediction_rows(dist)
+    if point.any():
+        i = int(np.flatnonzero(point)[0])
+        raise ValueError(f"y_pred has point predictions (scale 0, e.g. row {i}), which have no "
+                         "density, so their NLL is not defined; score them with crps (the "
+                         "absolute error for a point prediction) or give them a positive scale.")
     lp = dist.log_pdf(y)
-    with np.errstate(invalid="ignore"):  # inf - inf for point predictions: NaN, as documented
-        return -_mean(lp, w)
+    bad = ~np.isfinite(lp)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"the NLL of y_true under y_pred is not a finite number: at row {i} (y_true = "
+            f"{float(np.ravel(y[i])[0]):.6g}) the predicted density is 0, or the target lies so "
+            "many scales from the prediction (about 1e154 or more) that its log-density is below "
+            "the float range; check y_true and y_pred for misscaled values.")
+    return _check_finite_score(-_mean(lp, w), "NLL")
+
+
+def _point_prediction_rows(dist):
+    """Rows of ``dist`` with a normal (component) of scale 0: a point mass, with no density."""
+    if isinstance(dist, Normal):
+        return dist.scale == 0
+    if isinstance(dist, Recalibrated):
+        return _point_prediction_rows(dist.base)
+    if isinstance(dist, Mixture):
+        out = np.zeros(dist.n_samples, dtype=bool)
+        for k, c in enumerate(dist.components):
+            out |= _point_prediction_rows(c) & (dist.weights[:, k] > 0)
+        return out
+    return np.zeros(dist.n_samples, dtype=bool)
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,8 +473,10 @@ def _check_grid(quantiles, name="quantiles", allow_none=False):
     if quantiles is None and allow_none:
         return None
     if isinstance(quantiles, (int, np.integer)) and not isinstance(quantiles, (bool, np.bool_)):
+        # a ceiling, as for every stored binning (2**63 reached numpy's linspace IndexError,
+        # 10**12 asked for 7 TiB)
         check_scalar_param(quantiles, name, kind="int", min_val=2)
-        return np.linspace(0.01, 0.99, int(quantiles))
+        return np.linspace(0.01, 0.99, check_n_bins(quantiles, name, max_val=MAX_STORED_BINS))
     arr = np.asarray(quantiles)
     if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"{name} must be an integer >= 2 or a 1-D array of at least two "
@@ -442,8 +505,8 @@ def quantile_calibration_curve(y_true, y_pred, *, quantiles=99, proportion="quan
         Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
         means and standard deviations, read as normal predictions.
     quantiles : int or array-like of shape (n_quantiles,), default=99
-        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        The expected proportions: an integer ``m`` (at most ``10**6``) for
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions; see the module notes.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -487,8 +550,8 @@ def quantile_calibration_error(y_true, y_pred, *, quantiles=99, proportion="quan
         Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
         means and standard deviations, read as normal predictions.
     quantiles : int or array-like of shape (n_quantiles,), default=99
-        The expected proportions: an integer ``m`` for ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        The expected proportions: an integer ``m`` (at most ``10**6``) for
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions.
     norm : {"l1", "l2", "max"}, default="l1"
@@ -568,8 +631,8 @@ def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None
     proportion : {"quantile", "interval"}, default="quantile"
         Quantile (one-sided) or central-interval proportions.
     quantiles : None, int or array-like of shape (n_quantiles,), default=None
-        None for the exact area; an integer ``m`` for the grid ``np.linspace(0.01, 0.99, m)``, or
-        strictly increasing probabilities in ``[0, 1]``.
+        None for the exact area; an integer ``m`` (at most ``10**6``) for the grid
+        ``np.linspace(0.01, 0.99, m)``, or strictly increasing probabilities in ``[0, 1]``.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the proportions.
 
@@ -599,19 +662,32 @@ def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None
 
 
 def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
-    """Per non-empty bin of the predicted standard deviation: weight, mean variance, MSE, and
-    the unit (a power of two, see :func:`~skcalib.distributions.moment_unit`) in which the
-    variances and squared errors are given: huge-but-finite predictions (standard deviations of
-    1e300) have variances beyond the float range in their own units."""
+    """Per non-empty bin of the predicted standard deviation: weight ``W``, mean variance
+    ``MV``, the bin's largest absolute error ``T`` and mean squared error relative to it ``A``
+    (``MSE = T**2 * A``), and the unit (a power of two, see
+    :func:`~skcalib.distributions.moment_unit`) in which variances and errors are given.
+
+    Huge-but-finite predictions (standard deviations of 1e300) have variances beyond the float
+    range in their own units; a huge error (a target 1e300 from its prediction) has a square
+    beyond it, so errors are kept relative to their bin's largest (no overflow, no underflow of
+    the variances next to them)."""
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
-    check_scalar_param(n_bins, "n_bins", kind="int", min_val=1)
+    n_bins = check_n_bins(n_bins, "n_bins", max_val=MAX_STORED_BINS)
     check_option(strategy, "strategy", ("quantile", "uniform"))
-    unit = moment_unit(dist, y)
+    unit = moment_unit(dist)
     mean, var = dist._moments(unit)
     var = np.asarray(var, dtype=np.float64)
-    std = np.sqrt(var)
-    r2 = (y / unit - mean[:, 0]) ** 2
-    n_bins = int(n_bins)
+    std = np.sqrt(var) * unit
+    low = var < 1e-290  # underflowed next to huge locations: the variance in unit 1
+    if low.any() and unit > 1.0:
+        with np.errstate(over="ignore", invalid="ignore"):
+            std = np.where(low, np.sqrt(np.asarray(dist._moments(1.0)[1], dtype=np.float64)), std)
+    with np.errstate(over="ignore"):  # halves: exact, and opposite huge values do not overflow
+        r = np.abs(2.0 * (0.5 * y - 0.5 * (mean[:, 0] * unit)))
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(std))):
+        raise ValueError("y_true: an error y_true - mean(y_pred) or a standard deviation of "
+                         "y_pred exceeds the float range; rescale y_true and y_pred (e.g. divide "
+                         "both by their magnitude).")
     if strategy == "quantile":
         edges = np.quantile(std, np.linspace(0.0, 1.0, n_bins + 1)[1:-1])
     else:
@@ -619,14 +695,21 @@ def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
     idx = np.searchsorted(edges, std, side="right")
     ww = np.ones_like(std) if w is None else w
     W = np.bincount(idx, weights=ww, minlength=n_bins)
-    MV = np.bincount(idx, weights=ww * var, minlength=n_bins)
-    MSE = np.bincount(idx, weights=ww * r2, minlength=n_bins)
+
+    def relative(v):  # per bin: largest value and mean square relative to it
+        top = np.zeros(n_bins)
+        np.maximum.at(top, idx, v)
+        rel = np.divide(v, top[idx], out=np.zeros_like(v), where=top[idx] > 0)
+        return top, np.bincount(idx, weights=ww * rel * rel, minlength=n_bins)
+
+    S, B = relative(std)
+    T, A = relative(r)
     keep = W > 0
-    return W[keep], MV[keep] / W[keep], MSE[keep] / W[keep], unit
+    return W[keep], S[keep], B[keep] / W[keep], T[keep], A[keep] / W[keep]
 
 
 _BIN_DOC = """    n_bins : int, default=15
-        Number of bins of the predicted standard deviation.
+        Number of bins of the predicted standard deviation (at most ``10**6``).
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-count bins (edges at quantiles of the predicted standard deviation;
         Levi et al. 2022; tied values share a bin, so bins can be fewer); ``"uniform"``:
@@ -663,10 +746,15 @@ def ence(y_true, y_pred, *, n_bins=15, strategy="quantile", sample_weight=None):
     >>> round(ence([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
     0.5
     """
-    W, MV, MSE, _ = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
-    rmv, rmse = np.sqrt(MV), np.sqrt(MSE)   # unitless ratios: any unit will do
-    gap = np.abs(rmv - rmse)
-    ratio = np.divide(gap, rmv, out=np.where(gap > 0, np.inf, 0.0), where=rmv > 0)
+    W, S, B, T, A = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        # RMSE / RMV = (T sqrt(A)) / (S sqrt(B)), without squaring T or S
+        q = np.where(T > 0, (T / S) * (np.sqrt(A) / np.sqrt(B)), 0.0)
+        ratio = np.where(S > 0, np.abs(1.0 - q), np.where(T > 0, np.inf, 0.0))
+    if np.any(np.isinf(ratio) & (S > 0)):
+        raise ValueError("ence: an error of y_true exceeds its predicted standard deviation "
+                         "(y_pred) by more than the float range; check y_true and y_pred for "
+                         "misscaled values.")
     return float(np.mean(ratio))
 
 
@@ -700,9 +788,13 @@ def uce(y_true, y_pred, *, n_bins=15, strategy="quantile", sample_weight=None):
     >>> round(uce([1.0, -1.0, 4.0, -4.0], [[0, 1], [0, 1], [0, 2], [0, 2]], n_bins=2), 4)
     6.0
     """
-    W, MV, MSE, unit = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
-    value = float(np.sum(W * np.abs(MV - MSE)) / np.sum(W))
-    with np.errstate(over="ignore"):
+    W, S, B, T, A = _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # in units of the largest scale or error, then back (powers of two: exact)
+        top = max(float(np.max(S)), float(np.max(T)), 1.0)
+        unit = math.ldexp(1.0, math.frexp(top)[1])
+        MV, MSE = (S / unit) ** 2 * B, (T / unit) ** 2 * A
+        value = float(np.sum(W * np.abs(MV - MSE)) / np.sum(W))
         value = value * unit * unit
     if not math.isfinite(value):
         raise ValueError(f"uce: the value, in squared units of y_true, exceeds the float range "
