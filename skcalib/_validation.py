@@ -10,7 +10,10 @@ Conventions
   probability matrix belongs to ``classes[j]``.
 * Binary probabilities may be one column -- P(``pos_label``) -- or two columns.
 * Rows of a probability matrix must sum to one within ``sqrt(eps)`` of the *input* dtype
-  (1.5e-8 for float64, 3.5e-4 for float32). Rows are not renormalised.
+  (1.5e-8 for float64, 3.5e-4 for float32). Float64 rows are not renormalised; the float64 copy
+  of a lower-precision input (float32, float16) is divided by its row sums once checked
+  (:func:`renormalise_low_precision`), so that every later check of the copy at the float64
+  tolerance (a scorer's metric, the report's sections) passes.
 * Inputs are never modified: results are computed on float64 copies where a conversion is needed,
   and nothing is ever written into an array that came from the caller.
 """

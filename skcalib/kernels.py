@@ -103,8 +103,8 @@ def _features(X, name):
     :func:`~skcalib._validation.check_2d_features`. Scalars, dicts, sets and empty arrays are
     refused naming ``name``; strings and complex numbers are refused rather than converted
     (``"1"`` would silently become 1.0)."""
+    check_numeric(X, name)  # first: a model passed as X is named as such
     _not_an_array(X, name, "real numbers of shape (n_samples, n_features)")
-    check_numeric(X, name)
     if not hasattr(X, "columns"):  # DataFrames: check_array converts column by column
         try:
             raw = np.asarray(X)

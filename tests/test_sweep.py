@@ -467,8 +467,12 @@ P16 = _f16_rows()
 
 
 def _top_label_one_bin(y, P):
-    """Top-label ECE with one bin, by hand: |accuracy - mean confidence| (no tied maxima)."""
+    """Top-label ECE with one bin, by hand: |accuracy - mean confidence| (no tied maxima). The
+    float64 copy of float32/float16 rows is renormalised, as skcalib's validation does."""
+    low_precision = np.asarray(P).dtype in (np.float32, np.float16)
     P = np.asarray(P, dtype=np.float64)
+    if low_precision:
+        P = P / P.sum(axis=1, keepdims=True)
     return abs(np.mean(P.argmax(1) == np.asarray(y)) - P.max(1).mean())
 
 
