@@ -160,7 +160,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         labels = self._check_base_params()
         S, kind, L = self._scores(X, fitting=True)
         n = S.shape[0]
-        classes, y_idx = check_class_labels(y, n, classes=labels, name="y")
+        classes, y_idx = check_class_labels(y, n, classes=labels, name="y", X_shape=S.shape)
         if L.shape[1] != classes.size:
             raise ValueError(
                 f"X has {S.shape[1] if S.ndim == 2 else 1} column(s) but there are {classes.size} "

@@ -28,9 +28,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
 from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
-                           check_sample_weight, did_you_mean, user_stacklevel)
+                           check_sample_weight, did_you_mean, length_mismatch_message,
+                           user_stacklevel)
 from ..distributions import Mixture, concatenate
 from .._predictions import _accepts_return_std, predict_distribution
+from ._base import ClassifierRecalibrator
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._checks import check_X_container
@@ -71,6 +73,9 @@ REGRESSOR_RECALIBRATORS = {
 #: The recalibrators that change nothing: the meta-estimators then fit the model once, on all
 #: the data, so that ``recalibrator="none"`` gives exactly the model's own predictions.
 _IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
+
+#: skcalib's recalibrators of predictive distributions (refused by RecalibratedClassifier).
+_DISTRIBUTION_RECALIBRATORS = tuple(set(REGRESSOR_RECALIBRATORS.values()))
 
 
 def method_names(registry):
@@ -140,6 +145,18 @@ def _check_estimator_param(estimator, name="estimator"):
                         f"{estimator!r:.80} of type {type(estimator).__name__}.")
 
 
+def _shape(X):
+    """The shape of the samples ``X`` for messages (None when it has none, e.g. a list of
+    strings that numpy cannot make rectangular)."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(X)
+        except ValueError:
+            return None
+    return tuple(shape)
+
+
 #: Folds of the default ``cv=None`` (fewer for a classifier whose smallest class is smaller).
 DEFAULT_N_FOLDS = 5
 
@@ -183,17 +200,62 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         _check_estimator_param(self.estimator)
         recal = self._recalibrator_template()
-        _check_estimator_param(recal, "recalibrator")
+        if isinstance(recal, type):
+            raise TypeError(f"recalibrator must be an estimator instance, e.g. {recal.__name__}() "
+                            f"(or a name); got the class {recal.__name__}. "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
+        if recal is None:
+            return
+        if not hasattr(recal, "fit"):
+            raise TypeError(f"recalibrator must be an estimator (with a fit method); got "
+                            f"{recal!r:.80} of type {type(recal).__name__}. "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
         needs = self._recalibrator_method
-        if recal is not None and not hasattr(recal, needs):
+        classifier_side = needs == "predict_proba"
+        # the other side's recalibrators (a classifier's scores vs predictive distributions)
+        wrong = ((isinstance(recal, _DISTRIBUTION_RECALIBRATORS) or is_regressor(recal))
+                 if classifier_side else
+                 (isinstance(recal, ClassifierRecalibrator) or is_classifier(recal)))
+        if wrong:
+            name = type(recal).__name__
+            if isinstance(recal, _DISTRIBUTION_RECALIBRATORS + (ClassifierRecalibrator,)):
+                other = "RecalibratedRegressor" if classifier_side else "RecalibratedClassifier"
+                what = "predictive distributions" if classifier_side else "a classifier's scores"
+                why = f"{name} recalibrates {what} (use it with {other})"
+            else:
+                why = f"{name} is a {'regressor' if classifier_side else 'classifier'}"
+            raise TypeError(f"recalibrator={name}(): {why}; {type(self).__name__} needs "
+                            + self._recalibrator_advice())
+        if not hasattr(recal, needs):
             raise TypeError(f"recalibrator must provide {needs} (it is applied to the model's "
-                            f"{'scores' if needs == 'predict_proba' else 'predictions'}); "
-                            f"{type(recal).__name__} does not.")
+                            f"{'scores' if classifier_side else 'predictions'}); "
+                            f"{type(recal).__name__} does not. {type(self).__name__} needs "
+                            + self._recalibrator_advice())
+
+    def _recalibrator_advice(self):
+        """Which recalibrators this meta-estimator takes, for the messages about ``recalibrator``."""
+        registry = self._recalibrator_registry
+        names = ", ".join(f"{name!r} ({cls.__name__})" for name, cls in registry.items())
+        if self._recalibrator_method == "predict_proba":
+            return ("a recalibrator of a classifier's scores (fit(scores, y) and predict_proba): "
+                    f"one of the names {names}, an instance of these classes, or None.")
+        return ("a recalibrator of predictive distributions (fit(distributions, y) and a "
+                f"transform that returns distributions): one of the names {names}, an instance "
+                "of these classes, or None.")
 
     def _recalibrator_template(self):
         """``recalibrator`` as an (unfitted) estimator: a name is resolved in the registry."""
         if isinstance(self.recalibrator, str):
-            kind = "classifier" if self._recalibrator_method == "predict_proba" else "regressor"
+            classifier_side = self._recalibrator_method == "predict_proba"
+            kind = "classifier" if classifier_side else "regressor"
+            other = REGRESSOR_RECALIBRATORS if classifier_side else CLASSIFIER_RECALIBRATORS
+            if self.recalibrator not in self._recalibrator_registry and self.recalibrator in other:
+                cls = other[self.recalibrator]
+                raise ValueError(
+                    f"recalibrator={self.recalibrator!r} ({cls.__name__}) recalibrates "
+                    f"{'predictive distributions' if classifier_side else 'a classifier' + chr(39) + 's scores'} "
+                    f"(use it with {'RecalibratedRegressor' if classifier_side else 'RecalibratedClassifier'}); "
+                    f"{type(self).__name__} needs " + self._recalibrator_advice())
             recal = recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
             if "random_state" in recal.get_params(deep=False):
                 # a name must mean one fitted model (reproducible in GridSearchCV), as the
@@ -439,7 +501,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
             method = "predict_proba"  # no recalibration: the model's own probabilities
         method = _resolve_method(estimator, method)
         check_X_container(X, ragged=False)
-        self.classes_, _ = check_class_labels(y, num_samples(X), name="y")
+        self.classes_, _ = check_class_labels(y, num_samples(X), name="y", X_shape=_shape(X))
         y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
         check_classification_targets(y_arr)
         self.method_ = method
@@ -611,7 +673,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
                              f"y must hold real targets: {msg}") from None
         n = num_samples(X)
         if y_arr.shape[0] != n:
-            raise ValueError(f"y has {y_arr.shape[0]} entries but there are {n} samples.")
+            raise ValueError(length_mismatch_message(y_arr.shape, n, "y", _shape(X)))
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):

@@ -1,0 +1,101 @@
+"""Issue 21 (helper "recal"): the recalibrators and meta-estimators at their bad inputs.
+
+Each test is a class of input, checked at several entry points: huge-but-finite scores, a
+recalibrator of the wrong kind, overflowing model predictions, degenerate temperature fits,
+argument names in messages, "almost" probabilities under input="auto", transposed X, a fold
+without weight, and an n_jobs beyond what joblib accepts.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
+
+import skcalib.distributions as D
+import skcalib.recalibration as R
+from skcalib.estimation import CalibrationErrorCV
+
+RNG = np.random.default_rng(0)
+P3 = RNG.dirichlet(np.ones(3), 30)
+Y3 = np.arange(30) % 3
+XF = RNG.normal(size=(60, 3))
+YR = XF[:, 0] + RNG.normal(size=60)
+YC = (YR > 0).astype(int)
+
+
+# -- item 9: n_jobs has a ceiling at every n_jobs entry point --------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda n_jobs: R.RecalibratedClassifier(LogisticRegression(), n_jobs=n_jobs).fit(XF, YC),
+    lambda n_jobs: R.RecalibratedRegressor(BayesianRidge(), n_jobs=n_jobs).fit(XF, YR),
+    lambda n_jobs: CalibrationErrorCV(n_jobs=n_jobs).fit(P3, Y3),
+], ids=["RecalibratedClassifier", "RecalibratedRegressor", "CalibrationErrorCV"])
+@pytest.mark.parametrize("n_jobs", [10 ** 6, -10 ** 6, 2 ** 63])
+def test_n_jobs_ceiling(make, n_jobs):
+    with pytest.raises(ValueError, match=r"^n_jobs must be at most 32768 in magnitude"):
+        make(n_jobs)
+
+
+# -- item 7: a transposed X is named with both shapes ----------------------------------------
+
+@pytest.mark.parametrize("fit", [
+    lambda: R.TemperatureScaling().fit(P3.T, Y3),
+    lambda: R.PlattScaling().fit(P3.T, Y3),
+    lambda: R.IsotonicCalibration().fit(P3.T, Y3),
+    lambda: R.RecalibratedClassifier(LogisticRegression()).fit(P3.T, Y3),
+    lambda: R.RecalibratedRegressor(BayesianRidge()).fit(P3.T, Y3 * 1.0),
+])
+def test_transposed_X_names_both_shapes(fit):
+    with pytest.raises(ValueError) as info:
+        fit()
+    msg = str(info.value)
+    assert "y has 30 entries but there are 3 samples" in msg
+    assert "X has shape (3, 30)" in msg and "y has shape (30,)" in msg
+    assert "transposed" in msg
+
+
+# -- item 2: a recalibrator of the wrong kind names `recalibrator` and what fits ---------------
+
+_CLF_ADVICE = "RecalibratedClassifier needs a recalibrator of a classifier's scores"
+_REG_ADVICE = "RecalibratedRegressor needs a recalibrator of predictive distributions"
+
+
+@pytest.mark.parametrize("recal, exc, match", [
+    (R.TemperatureScaling(), TypeError, r"recalibrator=TemperatureScaling\(\): .*use it with "
+     r"RecalibratedClassifier"),
+    (R.PlattScaling(), TypeError, "PlattScaling recalibrates a classifier's scores"),
+    (R.IsotonicCalibration(), TypeError, "IsotonicCalibration recalibrates"),
+    (LogisticRegression(), TypeError, "LogisticRegression is a classifier"),
+    ("platt", ValueError, r"recalibrator='platt' \(PlattScaling\) recalibrates a classifier's"),
+    ("isotonic", ValueError, r"recalibrator='isotonic'"),
+    (object(), TypeError, "recalibrator must be an estimator"),
+    (R.DistributionTemperatureScaling, TypeError, "recalibrator must be an estimator instance"),
+    (BayesianRidge(), TypeError, "recalibrator must provide transform"),
+])
+def test_regressor_refuses_other_recalibrators(recal, exc, match):
+    with pytest.raises(exc, match=match) as info:
+        R.RecalibratedRegressor(BayesianRidge(), recal).fit(XF, YR)
+    assert _REG_ADVICE in str(info.value) and "'quantile' (QuantileRecalibration)" in str(
+        info.value)
+
+
+@pytest.mark.parametrize("recal, exc, match", [
+    (R.DistributionTemperatureScaling(), TypeError, "DistributionTemperatureScaling recalibrates "
+     "predictive distributions"),
+    (R.QuantileRecalibration(), TypeError, r"use it with RecalibratedRegressor"),
+    (R.DistributionIdentityRecalibration(), TypeError, "recalibrates predictive distributions"),
+    (BayesianRidge(), TypeError, "BayesianRidge is a regressor"),
+    ("quantile", ValueError, r"recalibrator='quantile' \(QuantileRecalibration\)"),
+    (object(), TypeError, "recalibrator must be an estimator"),
+    (R.TemperatureScaling, TypeError, r"e\.g\. TemperatureScaling\(\)"),
+])
+def test_classifier_refuses_other_recalibrators(recal, exc, match):
+    with pytest.raises(exc, match=match) as info:
+        R.RecalibratedClassifier(LogisticRegression(), recal).fit(XF, YC)
+    assert _CLF_ADVICE in str(info.value) and "'platt' (PlattScaling)" in str(info.value)
+
+
+def test_right_kind_still_fits():
+    R.RecalibratedRegressor(BayesianRidge(), "quantile", cv=3).fit(XF, YR)
+    R.RecalibratedClassifier(LogisticRegression(), R.PlattScaling(), cv=3).fit(XF, YC)
