@@ -99,3 +99,29 @@ def test_classifier_refuses_other_recalibrators(recal, exc, match):
 def test_right_kind_still_fits():
     R.RecalibratedRegressor(BayesianRidge(), "quantile", cv=3).fit(XF, YR)
     R.RecalibratedClassifier(LogisticRegression(), R.PlattScaling(), cv=3).fit(XF, YC)
+
+
+# -- item 8: a cv fold whose weights are all zero is named ------------------------------------
+
+@pytest.mark.parametrize("ensemble", [True, False])
+@pytest.mark.parametrize("meta", ["classifier", "regressor"])
+def test_zero_weight_fold_names_sample_weight(meta, ensemble):
+    from sklearn.model_selection import KFold
+
+    w = np.zeros(60)
+    w[:20] = 1.0  # fold 0 trains on samples 20..59: all weights zero
+    est = (R.RecalibratedClassifier(LogisticRegression(), cv=KFold(3), ensemble=ensemble)
+           if meta == "classifier" else
+           R.RecalibratedRegressor(BayesianRidge(), cv=KFold(3), ensemble=ensemble))
+    y = YC if meta == "classifier" else YR
+    with pytest.raises(ValueError, match=r"^sample_weight is zero for every training sample of "
+                                         r"cv fold 0 \(40 samples\)"):
+        est.fit(XF, y, sample_weight=w)
+    w = np.ones(60)
+    w[40:] = 0.0  # fold 2 holds out samples 40..59: its recalibrator has no weight
+    if ensemble:
+        with pytest.raises(ValueError, match=r"^sample_weight is zero for every held-out sample "
+                                             r"of cv fold 2 .*ensemble=False"):
+            est.fit(XF, y, sample_weight=w)
+    else:
+        est.fit(XF, y, sample_weight=w)  # one recalibrator on all out-of-fold scores: fine

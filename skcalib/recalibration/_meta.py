@@ -157,6 +157,29 @@ def _shape(X):
     return tuple(shape)
 
 
+def _check_fold_weights(sw, splits, ensemble, fit_kwargs):
+    """A ``ValueError`` naming ``sample_weight`` and the fold when a fold's model would be fitted
+    on weights that are all zero (the estimator's own error names no fold), or, with
+    ``ensemble=True``, its recalibrator on held-out weights that are all zero."""
+    if sw is None:
+        return
+    parts = []
+    if "sample_weight" in fit_kwargs:
+        parts.append(("training", 0))
+    if ensemble:
+        parts.append(("held-out", 1))
+    for k, split in enumerate(splits):
+        for what, j in parts:
+            idx = np.asarray(split[j])
+            if idx.size and not np.any(sw[idx] > 0):
+                raise ValueError(
+                    f"sample_weight is zero for every {what} sample of cv fold {k} "
+                    f"({idx.size} samples), so that fold's "
+                    f"{'model' if j == 0 else 'recalibrator'} has nothing to fit; use fewer "
+                    "folds or a shuffled cv (e.g. KFold(shuffle=True))"
+                    + (", or ensemble=False." if j == 1 else "."))
+
+
 #: Folds of the default ``cv=None`` (fewer for a classifier whose smallest class is smaller).
 DEFAULT_N_FOLDS = 5
 
@@ -338,6 +361,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
                       classifier=is_classifier(self))
         self._check_folds(cv, y)
         splits = list(cv.split(X, y, **split_kwargs))
+        _check_fold_weights(sw, splits, ensemble, fit_kwargs)
         if ensemble:
             pairs = Parallel(n_jobs=self.n_jobs)(
                 delayed(self._fit_pair)(clone(estimator), X, y, sw, fit_kwargs, train, test)
