@@ -125,3 +125,26 @@ def test_zero_weight_fold_names_sample_weight(meta, ensemble):
             est.fit(XF, y, sample_weight=w)
     else:
         est.fit(XF, y, sample_weight=w)  # one recalibrator on all out-of-fold scores: fine
+
+
+# -- item 3: a model whose predictions overflow is named, not the Normal's `loc` ---------------
+
+_OVERFLOW = r"^the predictions of BayesianRidge on X are not finite: its predicted {}"
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scikit-learn's own overflow warnings
+@pytest.mark.parametrize("call, what", [
+    (lambda: R.RecalibratedRegressor(BayesianRidge()).fit(XF * 1e300, YR), "means"),
+    (lambda: R.RecalibratedRegressor(BayesianRidge(), "quantile", cv=3, ensemble=False).fit(
+        XF * 1e300, YR), "means"),
+    (lambda: R.RecalibratedRegressor(BayesianRidge()).fit(XF, YR * 1e300),
+     "standard deviations"),
+    (lambda: R.RecalibratedRegressor(BayesianRidge(), cv=3).fit(XF, YR).predict(XF * 1e300),
+     "standard deviations"),
+    (lambda: __import__("skcalib.scorers").scorers.predict_distribution(
+        BayesianRidge().fit(XF, YR), XF * 1e300), "standard deviations"),
+])
+def test_overflowing_model_predictions_are_named(call, what):
+    with pytest.raises(ValueError, match=_OVERFLOW.format(what)) as info:
+        call()
+    assert "Rescale X and y" in str(info.value) and "loc" not in str(info.value)
