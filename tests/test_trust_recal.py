@@ -148,3 +148,58 @@ def test_overflowing_model_predictions_are_named(call, what):
     with pytest.raises(ValueError, match=_OVERFLOW.format(what)) as info:
         call()
     assert "Rescale X and y" in str(info.value) and "loc" not in str(info.value)
+
+
+# -- item 4: DistributionTemperatureScaling's temperature is finite or refused at fit ----------
+
+MU = RNG.normal(size=30)
+YD = MU + RNG.normal(size=30)
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (D.Normal(MU, np.full(30, 1e-300)), YD, r"overflows float64: .* scales are as small as 1e-300"),
+    (np.column_stack([MU, np.full(30, 1e-300)]), YD, "overflows float64"),
+    (D.Normal(MU, np.ones(30)), np.full(30, 1e300), r"overflows float64: the targets lie up to 1e\+300"),
+    (D.Normal(MU, np.full(30, 1e300)), YD, r"underflows float64: .* as large as 1e\+300"),
+])
+def test_temperature_out_of_float_range_is_refused_at_fit(X, y, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no RuntimeWarning on the way
+        with pytest.raises(ValueError, match=r"^X and y: the NLL-optimal temperature.*" + match):
+            R.DistributionTemperatureScaling().fit(X, y)
+
+
+def test_temperature_targets_on_the_means_keeps_its_message():
+    with pytest.raises(ValueError, match="every fitting target equals its predicted mean"):
+        R.DistributionTemperatureScaling().fit(D.Normal(MU, 1.0), MU)
+
+
+@pytest.mark.parametrize("X, y", [
+    (D.Laplace(MU, np.full(30, 1e-300)), YD),
+    (D.Laplace(MU, np.full(30, 1e300)), YD),
+    (D.MultivariateNormal(np.c_[MU, MU], np.tile(np.eye(2) * 1e-300, (30, 1, 1))), np.c_[YD, YD]),
+    (D.MultivariateNormal(np.c_[MU, MU], np.tile(np.eye(2) * 1e300, (30, 1, 1))), np.c_[YD, YD]),
+])
+def test_representable_extreme_temperatures_fit_and_predict(X, y):
+    m = R.DistributionTemperatureScaling().fit(X, y)
+    assert np.isfinite(m.temperature_) and m.temperature_ > 0
+    m.transform(X)
+
+
+def test_mixture_with_extreme_scales_is_a_clear_error():
+    X = D.Mixture(np.full((30, 2), 0.5), [D.Normal(MU, 1e-300), D.Normal(MU, 1e-300)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="NLL of the Mixture predictions X at the targets y "
+                                             "is not finite at any temperature"):
+            R.DistributionTemperatureScaling().fit(X, YD)
+
+
+def test_recalibrated_predictions_are_refused_naming_X():
+    r = D.Recalibrated(D.Normal(MU, np.ones(30)), np.linspace(0, 1, 5), np.linspace(0, 1, 5) ** 1.2)
+    for X in (r, D.Mixture(np.full((30, 2), 0.5), [r, r]),
+              R.QuantileRecalibration().fit(D.Normal(MU, 1.0), YD).transform(D.Normal(MU, 1.0))):
+        with pytest.raises(TypeError, match=r"^X holds .*Recalibrated.* predictions, which "
+                                            "temperature scaling does not support.*Normal, "
+                                            "Laplace and MultivariateNormal"):
+            R.DistributionTemperatureScaling().fit(X, YD)
