@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
 
 import skcalib.distributions as D
@@ -66,8 +67,10 @@ _REG_ADVICE = "RecalibratedRegressor needs a recalibrator of predictive distribu
      r"RecalibratedClassifier"),
     (R.PlattScaling(), TypeError, "PlattScaling recalibrates a classifier's scores"),
     (R.IsotonicCalibration(), TypeError, "IsotonicCalibration recalibrates"),
-    (LogisticRegression(), TypeError, "LogisticRegression is a classifier"),
-    ("platt", ValueError, r"recalibrator='platt' \(PlattScaling\) recalibrates a classifier's"),
+    (LogisticRegression(), TypeError, "recalibrator must provide transform"),
+    (LinearDiscriminantAnalysis(), TypeError, "LinearDiscriminantAnalysis is a classifier"),
+    ("platt", ValueError, r"recalibrator='platt' is not a regressor recalibrator name: it names "
+     r"PlattScaling, which recalibrates a classifier's"),
     ("isotonic", ValueError, r"recalibrator='isotonic'"),
     (object(), TypeError, "recalibrator must be an estimator"),
     (R.DistributionTemperatureScaling, TypeError, "recalibrator must be an estimator instance"),
@@ -85,8 +88,9 @@ def test_regressor_refuses_other_recalibrators(recal, exc, match):
      "predictive distributions"),
     (R.QuantileRecalibration(), TypeError, r"use it with RecalibratedRegressor"),
     (R.DistributionIdentityRecalibration(), TypeError, "recalibrates predictive distributions"),
-    (BayesianRidge(), TypeError, "BayesianRidge is a regressor"),
-    ("quantile", ValueError, r"recalibrator='quantile' \(QuantileRecalibration\)"),
+    (BayesianRidge(), TypeError, "recalibrator must provide predict_proba"),
+    ("quantile", ValueError, r"recalibrator='quantile' is not a classifier recalibrator name: "
+     "it names QuantileRecalibration"),
     (object(), TypeError, "recalibrator must be an estimator"),
     (R.TemperatureScaling, TypeError, r"e\.g\. TemperatureScaling\(\)"),
 ])
@@ -203,3 +207,70 @@ def test_recalibrated_predictions_are_refused_naming_X():
                                             "temperature scaling does not support.*Normal, "
                                             "Laplace and MultivariateNormal"):
             R.DistributionTemperatureScaling().fit(X, YD)
+
+
+# -- item 1: huge-but-finite scores give a finite fit (or a clear error naming X) -------------
+
+_FAMILY = ["TemperatureScaling", "PlattScaling", "BetaCalibration", "VectorScaling",
+           "MatrixScaling", "DirichletCalibration", "IsotonicCalibration", "HistogramBinning",
+           "ScalingBinning", "VennAbers", "IdentityRecalibration"]
+
+
+def _informative_logits(n=300, C=3, seed=0):
+    rng = np.random.default_rng(seed)
+    L = 2.0 * rng.normal(size=(n, C))
+    P = np.exp(L / 2.0)
+    P /= P.sum(axis=1, keepdims=True)
+    return L, (rng.random((n, 1)) > P.cumsum(axis=1)).sum(axis=1).clip(max=C - 1)
+
+
+@pytest.mark.parametrize("name", _FAMILY)
+@pytest.mark.parametrize("scale", [1e300, -1e300, 1e-300])
+@pytest.mark.parametrize("shape", ["2d", "1d", "log_proba"])
+def test_extreme_scores_fit_finite_without_warnings(name, scale, shape):
+    L, y = _informative_logits()
+    if shape == "1d":
+        L, y = L[:, 1] - L[:, 0], (y == 1).astype(int)
+    elif shape == "log_proba":  # the sweep's np.log(P) * 1e300
+        L = L - np.log(np.exp(L).sum(axis=1, keepdims=True))
+    X = L * scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way
+        warnings.simplefilter("ignore", UserWarning)    # ConvergenceWarnings about the data
+        est = getattr(R, name)(input="logits").fit(X, y)
+        P = est.predict_proba(X)
+    assert np.all(np.isfinite(P)) and np.allclose(P.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("name", ["TemperatureScaling", "VectorScaling", "MatrixScaling"])
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1e150])
+def test_logit_maps_are_scale_equivariant_at_extremes(name, scale):
+    # these maps are linear in the logits: scaling them changes the parameters, not the fit
+    L, y = _informative_logits()
+    ref = getattr(R, name)(input="logits").fit(L, y).predict_proba(L)
+    est = getattr(R, name)(input="logits").fit(L * scale, y)
+    np.testing.assert_allclose(est.predict_proba(L * scale), ref, atol=1e-9)
+    if name == "TemperatureScaling":
+        np.testing.assert_allclose(est.temperature_ / scale,
+                                   R.TemperatureScaling(input="logits").fit(L, y).temperature_,
+                                   rtol=1e-9)
+
+
+def test_top_class_log_odds_do_not_overflow():
+    # a top logit ahead by more than ~745 made its one-vs-rest log-odds +inf
+    from skcalib.recalibration._binary_maps import log_odds
+
+    L = np.array([[0.0, -800.0, -900.0], [5.0, 0.0, -1e300]])
+    Z = log_odds(L, L, "logits", 1e-12)
+    np.testing.assert_allclose(Z[0], [800.0, -800.0, -900.0])
+    np.testing.assert_allclose(Z[1], [5.0, -5.0, -1e300], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", _FAMILY)
+def test_logits_whose_differences_overflow_name_X(name):
+    big = np.finfo(np.float64).max
+    X = np.tile([[big, -big, 0.0]], (30, 1))
+    X[::2] = X[::2, ::-1]
+    with pytest.raises(ValueError, match=r"^X holds logits from -1\.8e\+308 to 1\.8e\+308, "
+                                         r"whose differences overflow float64"):
+        getattr(R, name)(input="logits").fit(X, Y3)

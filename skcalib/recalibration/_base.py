@@ -33,7 +33,7 @@ from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_
 from ._checks import check_score_matrix
 
 __all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "scores_to_logits",
-           "check_labels_param", "check_input_features"]
+           "check_labels_param", "check_input_features", "check_logit_range"]
 
 INPUTS = ("auto", "logits", "proba")
 
@@ -49,6 +49,20 @@ def looks_like_probabilities(S, dtype=None):
         return False
     tol = row_sum_tolerance(S.dtype if dtype is None else dtype)
     return S.ndim == 1 or bool(np.all(np.abs(S.sum(axis=1) - 1.0) <= tol))
+
+
+def check_logit_range(S, name="X"):
+    """Logits whose differences are finite: every method works with differences of logits (the
+    softmax is shift-invariant), and ``1.8e308 - (-1.8e308)`` overflows. Logits of any finite
+    magnitude with a finite range are accepted (the methods scale them as needed)."""
+    if S.size == 0:
+        return
+    lo, hi = float(S.min()), float(S.max())
+    if not np.isfinite(hi - lo):
+        raise ValueError(
+            f"{name} holds logits from {lo:.3g} to {hi:.3g}, whose differences overflow float64; "
+            "logits are only defined up to a common shift, so rescale them (e.g. divide by "
+            f"{max(abs(lo), abs(hi)):.0e}), or pass probabilities with input='proba'.")
 
 
 def row_sum_problem(S, dtype):
@@ -140,7 +154,10 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _scores(self, X, *, fitting):
         """``(S, kind, L)``: the validated scores, their kind and their ``(n, C)`` logits."""
         check_feature_names(self, X, reset=fitting)
-        S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
+        # (scikit-learn's finiteness check sums X first: logits of +-1.8e308 give inf - inf, a
+        # RuntimeWarning before the check itself -- or check_logit_range -- says what is wrong)
+        with np.errstate(invalid="ignore", over="ignore"):
+            S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
         dtype = _input_dtype(X)
         if fitting:
             kind = self.input
@@ -153,6 +170,8 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "X must hold probabilities (values in [0, 1], rows summing to 1) for "
                 "input='proba'" + ("" if fitting else " (the kind of scores seen in fit)")
                 + f"; {row_sum_problem(S, dtype)}.")
+        if kind == "logits":
+            check_logit_range(S)
         return S, kind, scores_to_logits(S, kind, self.eps)
 
     def _validate_fit(self, X, y, sample_weight):

@@ -152,9 +152,12 @@ def _shape(X):
     if shape is None:
         try:
             shape = np.shape(X)
-        except ValueError:
+        except (TypeError, ValueError):  # ragged, or an array-like that refuses numpy
             return None
-    return tuple(shape)
+    try:
+        return tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        return None
 
 
 def _check_fold_weights(sw, splits, ensemble, fit_kwargs):
@@ -236,24 +239,25 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         needs = self._recalibrator_method
         classifier_side = needs == "predict_proba"
         # the other side's recalibrators (a classifier's scores vs predictive distributions)
-        wrong = ((isinstance(recal, _DISTRIBUTION_RECALIBRATORS) or is_regressor(recal))
-                 if classifier_side else
-                 (isinstance(recal, ClassifierRecalibrator) or is_classifier(recal)))
-        if wrong:
-            name = type(recal).__name__
-            if isinstance(recal, _DISTRIBUTION_RECALIBRATORS + (ClassifierRecalibrator,)):
-                other = "RecalibratedRegressor" if classifier_side else "RecalibratedClassifier"
-                what = "predictive distributions" if classifier_side else "a classifier's scores"
-                why = f"{name} recalibrates {what} (use it with {other})"
-            else:
-                why = f"{name} is a {'regressor' if classifier_side else 'classifier'}"
-            raise TypeError(f"recalibrator={name}(): {why}; {type(self).__name__} needs "
+        name = type(recal).__name__
+        # skcalib's recalibrators of the other kind (a classifier's scores vs predictive
+        # distributions): say where they belong
+        if isinstance(recal, _DISTRIBUTION_RECALIBRATORS if classifier_side
+                      else ClassifierRecalibrator):
+            other = "RecalibratedRegressor" if classifier_side else "RecalibratedClassifier"
+            what = "predictive distributions" if classifier_side else "a classifier's scores"
+            raise TypeError(f"recalibrator={name}(): {name} recalibrates {what} (use it with "
+                            f"{other}); {type(self).__name__} needs "
                             + self._recalibrator_advice())
         if not hasattr(recal, needs):
             raise TypeError(f"recalibrator must provide {needs} (it is applied to the model's "
                             f"{'scores' if classifier_side else 'predictions'}); "
-                            f"{type(recal).__name__} does not. {type(self).__name__} needs "
+                            f"{name} does not. {type(self).__name__} needs "
                             + self._recalibrator_advice())
+        if is_regressor(recal) if classifier_side else is_classifier(recal):
+            raise TypeError(f"recalibrator={name}(): {name} is a "
+                            f"{'regressor' if classifier_side else 'classifier'}; "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
 
     def _recalibrator_advice(self):
         """Which recalibrators this meta-estimator takes, for the messages about ``recalibrator``."""
@@ -275,7 +279,8 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
             if self.recalibrator not in self._recalibrator_registry and self.recalibrator in other:
                 cls = other[self.recalibrator]
                 raise ValueError(
-                    f"recalibrator={self.recalibrator!r} ({cls.__name__}) recalibrates "
+                    f"recalibrator={self.recalibrator!r} is not a {kind} recalibrator name: it "
+                    f"names {cls.__name__}, which recalibrates "
                     f"{'predictive distributions' if classifier_side else 'a classifier' + chr(39) + 's scores'} "
                     f"(use it with {'RecalibratedRegressor' if classifier_side else 'RecalibratedClassifier'}); "
                     f"{type(self).__name__} needs " + self._recalibrator_advice())
