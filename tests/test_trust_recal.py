@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
 
@@ -274,3 +275,45 @@ def test_logits_whose_differences_overflow_name_X(name):
     with pytest.raises(ValueError, match=r"^X holds logits from -1\.8e\+308 to 1\.8e\+308, "
                                          r"whose differences overflow float64"):
         getattr(R, name)(input="logits").fit(X, Y3)
+
+
+# -- item 6: input="auto" warns when a few values keep X from being probabilities --------------
+
+@pytest.mark.parametrize("name", ["TemperatureScaling", "PlattScaling", "VectorScaling",
+                                  "IsotonicCalibration", "VennAbers"])
+@pytest.mark.parametrize("value", [1.5, -0.2])
+def test_auto_warns_on_almost_probabilities(name, value):
+    Q = P3.copy()
+    Q[4, 0] = value
+    with pytest.warns(UserWarning, match=r"^X: 1 of 30 rows is not probabilities \(row 4 = .*"
+                                         r"input='auto' .*input='logits'"):
+        est = getattr(R, name)().fit(Q, Y3)
+    assert est.input_ == "logits"  # the documented decision is kept, but not silently
+    # 1-D probabilities of the positive class with one value out of range
+    p = P3[:, 0].copy()
+    p[3] = value
+    with pytest.warns(UserWarning, match=r"^X: 1 of 30 values is not probabilities \(value 3"):
+        getattr(R, name)().fit(p, Y3 % 2)
+
+
+@pytest.mark.parametrize("X", [
+    RNG.normal(size=(30, 3)),                 # logits
+    np.log(P3),                               # log-probabilities: all out of range
+    np.linspace(-3, 3, 30),                   # 1-D log-odds
+    P3,                                       # probabilities (no warning, read as such)
+])
+def test_auto_does_not_warn_on_logits_or_probabilities(X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)  # about the data, not about X
+        R.TemperatureScaling().fit(X, Y3 if X.ndim == 2 else np.arange(30) // 15)
+
+
+def test_explicit_input_does_not_warn():
+    Q = P3.copy()
+    Q[4, 0] = 1.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        R.TemperatureScaling(input="logits").fit(Q, Y3)
+    with pytest.raises(ValueError, match="input='proba'"):
+        R.TemperatureScaling(input="proba").fit(Q, Y3)

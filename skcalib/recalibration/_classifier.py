@@ -76,7 +76,9 @@ class TemperatureScaling(LogitMapRecalibrator):
         score is the log-odds of ``classes_[1]``). ``"proba"``: probabilities, turned into logits
         ``log(clip(p, eps, 1))``. ``"auto"``: probabilities if every value is in ``[0, 1]`` and
         (for several columns) every row sums to one, logits otherwise; the decision is stored in
-        ``input_``. Pass the kind explicitly when you know it. Rows must sum to one within
+        ``input_``. Pass the kind explicitly when you know it: ``"auto"`` warns when at most
+        10% of the rows (values, for 1-D scores) keep ``X`` from being probabilities, since a few
+        corrupted probabilities would otherwise turn every score into a logit. Rows must sum to one within
         ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32, 3.1e-2 for
         float16), as for the metrics.
     objective : {"nll", "skce"}, default="nll"

@@ -344,7 +344,8 @@ _PARAMS_DOC = """
         What ``X`` holds. ``"logits"``: real scores (a binary 1-D score is the log-odds of
         ``classes_[1]``). ``"proba"``: probabilities, whose logarithms ``log(clip(p, eps, 1))``
         are used. ``"auto"``: probabilities if every value is in ``[0, 1]`` and (for several
-        columns) every row sums to one, logits otherwise; the decision is stored in ``input_``.
+        columns) every row sums to one, logits otherwise (with a warning when at most 10% of the
+        rows keep ``X`` from being probabilities); the decision is stored in ``input_``.
     regularization : {{"odir", "l2"}}, default="odir"
         ``"odir"`` (Kull et al. 2019): ``reg_lambda / (C (C - 1))`` times the sum of the squared
         off-diagonal entries of ``W`` plus ``reg_mu / C`` times the sum of the squared
