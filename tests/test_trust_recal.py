@@ -317,3 +317,42 @@ def test_explicit_input_does_not_warn():
         R.TemperatureScaling(input="logits").fit(Q, Y3)
     with pytest.raises(ValueError, match="input='proba'"):
         R.TemperatureScaling(input="proba").fit(Q, Y3)
+
+
+# -- item 5: messages use the caller's argument names -----------------------------------------
+
+@pytest.mark.parametrize("X", [np.column_stack([MU, np.zeros(30)]), D.Normal(MU, np.zeros(30)),
+                               D.Normal(MU, np.r_[np.ones(29), 0.0])])
+def test_point_predictions_name_X(X):
+    with pytest.raises(ValueError, match=r"^X: temperature scaling needs scale > 0 .* row \d+ "
+                                         "has scale 0"):
+        R.DistributionTemperatureScaling().fit(X, YD)
+
+
+def test_quantile_on_multivariate_outputs_names_y_and_recalibrator():
+    from sklearn.gaussian_process import GaussianProcessRegressor
+
+    Y = np.column_stack([YR, -YR])
+    with pytest.raises(ValueError, match=r"^y has 2 outputs, so the model's predictive "
+                                         r"distributions are multivariate, but "
+                                         r"recalibrator=QuantileRecalibration") as info:
+        R.RecalibratedRegressor(GaussianProcessRegressor(), "quantile", cv=3).fit(XF, Y)
+    assert "y_pred" not in str(info.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: R.DistributionTemperatureScaling().fit(D.Normal(MU, 1.0), YD[:29]),
+    lambda: R.DistributionTemperatureScaling().fit(D.Normal(MU, 1.0), YD.astype(str)),
+    lambda: R.DistributionTemperatureScaling().fit(D.Normal(MU, 1.0), np.full(30, np.nan)),
+    lambda: R.DistributionTemperatureScaling().fit(D.Normal(MU, 1.0), YD).score(
+        D.Normal(MU, 1.0), YD[:29]),
+    lambda: R.TemperatureScaling(objective="skce").fit(P3, Y3[:29]),
+    lambda: R.PlattScaling().fit(P3, Y3[:29]),
+    lambda: R.VennAbers().fit(P3, np.full(30, 0.5)),
+])
+def test_recalibrator_messages_name_X_and_y(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    msg = str(info.value)
+    assert msg.startswith(("y ", "X", "y:")) and not any(
+        name in msg for name in ("y_true", "y_pred", "y_proba"))

@@ -412,6 +412,13 @@ def _nll_temperature(dist, y, w):
     _check_temperable(dist)
     if isinstance(dist, Mixture):
         return _mixture_nll_temperature(dist, y, w)
+    scale = getattr(dist, "scale", None)
+    if scale is not None and np.any(np.asarray(scale) <= 0):
+        i = int(np.flatnonzero(np.broadcast_to(scale, (dist.n_samples,)) <= 0)[0])
+        raise ValueError(
+            f"X: temperature scaling needs scale > 0 (a positive standard deviation) in every "
+            f"row; row {i} has scale 0, a point prediction, whose density (and so the NLL) is not "
+            "defined. Drop such rows, or give them a positive scale.")
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         s, k = dist._temperature_statistic(y)
         resid = np.abs(y - dist.mean)

@@ -703,6 +703,14 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         n = num_samples(X)
         if y_arr.shape[0] != n:
             raise ValueError(length_mismatch_message(y_arr.shape, n, "y", _shape(X)))
+        recal = self._recalibrator_template()
+        if y_arr.ndim == 2 and y_arr.shape[1] > 1 and isinstance(recal, QuantileRecalibration):
+            # (its own message would speak of X: here that is the model's predictions)
+            raise ValueError(
+                f"y has {y_arr.shape[1]} outputs, so the model's predictive distributions are "
+                "multivariate, but recalibrator=QuantileRecalibration ('quantile') recalibrates "
+                "univariate ones; use recalibrator='temperature', or one RecalibratedRegressor "
+                "per output.")
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):
