@@ -99,7 +99,7 @@ def _check_finite_predictions(estimator, mean, std):
         bad = ~np.isfinite(a)
         if bad.any():
             raise ValueError(
-                f"the predictions of {type(estimator).__name__} on X are not finite: its predicted "
-                f"{what} are NaN or infinite for {int(bad.sum())} of {a.size} values (its "
-                "arithmetic overflowed, e.g. on features or targets of magnitude 1e300). Rescale "
-                "X and y (e.g. StandardScaler), or check the model's fit.")
+                f"the predictions of {type(estimator).__name__} on X are not finite: its "
+                f"predicted {what} are NaN or infinite for {int(bad.sum())} of {a.size} values "
+                "(its arithmetic overflowed, e.g. on features or targets of magnitude 1e300). "
+                "Rescale X and y (e.g. StandardScaler), or check the model's fit.")

@@ -912,6 +912,9 @@ def length_mismatch_message(y_shape, n_samples, name="y", X_shape=None, X_name="
     return msg
 
 
+__all__ += ["length_mismatch_message"]
+
+
 def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2, X_shape=None,
                        X_name="X"):
     """Validate classification labels; return ``(classes, indices)``.
@@ -971,4 +974,4 @@ def check_scores(X, name="X", *, n_columns=None):
     return A
 
 
-__all__ += ["check_class_labels", "check_scores", "length_mismatch_message"]
+__all__ += ["check_class_labels", "check_scores"]

@@ -162,9 +162,11 @@ YD = MU + RNG.normal(size=30)
 
 
 @pytest.mark.parametrize("X, y, match", [
-    (D.Normal(MU, np.full(30, 1e-300)), YD, r"overflows float64: .* scales are as small as 1e-300"),
+    (D.Normal(MU, np.full(30, 1e-300)), YD,
+     r"overflows float64: .* scales are as small as 1e-300"),
     (np.column_stack([MU, np.full(30, 1e-300)]), YD, "overflows float64"),
-    (D.Normal(MU, np.ones(30)), np.full(30, 1e300), r"overflows float64: the targets lie up to 1e\+300"),
+    (D.Normal(MU, np.ones(30)), np.full(30, 1e300),
+     r"overflows float64: the targets lie up to 1e\+300"),
     (D.Normal(MU, np.full(30, 1e300)), YD, r"underflows float64: .* as large as 1e\+300"),
 ])
 def test_temperature_out_of_float_range_is_refused_at_fit(X, y, match):
@@ -201,7 +203,8 @@ def test_mixture_with_extreme_scales_is_a_clear_error():
 
 
 def test_recalibrated_predictions_are_refused_naming_X():
-    r = D.Recalibrated(D.Normal(MU, np.ones(30)), np.linspace(0, 1, 5), np.linspace(0, 1, 5) ** 1.2)
+    r = D.Recalibrated(D.Normal(MU, np.ones(30)), np.linspace(0, 1, 5),
+                       np.linspace(0, 1, 5) ** 1.2)
     for X in (r, D.Mixture(np.full((30, 2), 0.5), [r, r]),
               R.QuantileRecalibration().fit(D.Normal(MU, 1.0), YD).transform(D.Normal(MU, 1.0))):
         with pytest.raises(TypeError, match=r"^X holds .*Recalibrated.* predictions, which "

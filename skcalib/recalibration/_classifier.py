@@ -78,9 +78,9 @@ class TemperatureScaling(LogitMapRecalibrator):
         (for several columns) every row sums to one, logits otherwise; the decision is stored in
         ``input_``. Pass the kind explicitly when you know it: ``"auto"`` warns when at most
         10% of the rows (values, for 1-D scores) keep ``X`` from being probabilities, since a few
-        corrupted probabilities would otherwise turn every score into a logit. Rows must sum to one within
-        ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32, 3.1e-2 for
-        float16), as for the metrics.
+        corrupted probabilities would otherwise turn every score into a logit. Rows must sum to
+        one within ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32,
+        3.1e-2 for float16), as for the metrics.
     objective : {"nll", "skce"}, default="nll"
         ``"nll"``: the negative log-likelihood (Guo et al. 2017), solved exactly.
         ``"skce"``: the squared kernel calibration error of the recalibrated probabilities on the

@@ -394,8 +394,8 @@ def _check_temperable(dist):
             families.extend(d.components)
         elif type(d).__name__ not in _TEMPERED_FAMILIES:
             raise TypeError(
-                f"X holds {family_signature(dist)} predictions, which temperature scaling does not "
-                f"support ({type(d).__name__} has no tempered form); "
+                f"X holds {family_signature(dist)} predictions, which temperature scaling does "
+                f"not support ({type(d).__name__} has no tempered form); "
                 "DistributionTemperatureScaling takes Normal, Laplace and MultivariateNormal "
                 "predictions, Mixtures of them, Categorical probabilities, or an (n_samples, 2) "
                 "array [mean, std]. To combine it with QuantileRecalibration, temper first and "

@@ -28,11 +28,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
 from .._validation import (check_bool, check_class_labels, check_n_jobs, check_option,
-                           check_sample_weight, did_you_mean, length_mismatch_message,
-                           user_stacklevel)
+                           check_sample_weight, did_you_mean, user_stacklevel)
 from ..distributions import Mixture, concatenate
 from .._predictions import _accepts_return_std, predict_distribution
-from ._base import ClassifierRecalibrator
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._checks import check_X_container
@@ -42,6 +40,8 @@ from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._quantile import QuantileRecalibration
 from ._venn_abers import VennAbers
+from .._validation import length_mismatch_message
+from ._base import ClassifierRecalibrator
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
@@ -75,7 +75,7 @@ REGRESSOR_RECALIBRATORS = {
 _IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
 
 #: skcalib's recalibrators of predictive distributions (refused by RecalibratedClassifier).
-_DISTRIBUTION_RECALIBRATORS = tuple(set(REGRESSOR_RECALIBRATORS.values()))
+_DISTRIBUTION_RECALIBRATORS = tuple(dict.fromkeys(REGRESSOR_RECALIBRATORS.values()))
 
 
 def method_names(registry):
@@ -260,7 +260,8 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
                             f"{type(self).__name__} needs " + self._recalibrator_advice())
 
     def _recalibrator_advice(self):
-        """Which recalibrators this meta-estimator takes, for the messages about ``recalibrator``."""
+        """Which recalibrators this meta-estimator takes (for the messages about
+        ``recalibrator``)."""
         registry = self._recalibrator_registry
         names = ", ".join(f"{name!r} ({cls.__name__})" for name, cls in registry.items())
         if self._recalibrator_method == "predict_proba":
@@ -278,11 +279,12 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
             other = REGRESSOR_RECALIBRATORS if classifier_side else CLASSIFIER_RECALIBRATORS
             if self.recalibrator not in self._recalibrator_registry and self.recalibrator in other:
                 cls = other[self.recalibrator]
+                what, meta = (("predictive distributions", "RecalibratedRegressor")
+                              if classifier_side else
+                              ("a classifier's scores", "RecalibratedClassifier"))
                 raise ValueError(
                     f"recalibrator={self.recalibrator!r} is not a {kind} recalibrator name: it "
-                    f"names {cls.__name__}, which recalibrates "
-                    f"{'predictive distributions' if classifier_side else 'a classifier' + chr(39) + 's scores'} "
-                    f"(use it with {'RecalibratedRegressor' if classifier_side else 'RecalibratedClassifier'}); "
+                    f"names {cls.__name__}, which recalibrates {what} (use it with {meta}); "
                     f"{type(self).__name__} needs " + self._recalibrator_advice())
             recal = recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
             if "random_state" in recal.get_params(deep=False):
@@ -462,7 +464,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         Scores fed to the recalibrator; ``"auto"`` prefers ``decision_function`` (logits). A
         method the estimator lacks is a ``ValueError`` at ``fit``, before any fold is fitted.
     n_jobs : int, default=None
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib; -1 for every CPU, at most 2**15 in magnitude).
 
     Attributes
     ----------
@@ -640,7 +642,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         samples and the model refitted on all data. ``"auto"``: ``False`` for a
         ``FrozenEstimator``, else ``True``.
     n_jobs : int, default=None
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib; -1 for every CPU, at most 2**15 in magnitude).
 
     Attributes
     ----------
