@@ -64,6 +64,7 @@ def predict_distribution(estimator, X):
         mean, std = (np.asarray(o, dtype=np.float64) for o in out[:2])
         if mean.ndim == 2 and mean.shape[1] == 1:
             mean = mean[:, 0]
+        _check_finite_predictions(estimator, mean, std)
         if mean.ndim == 1:
             return Normal(mean, std.reshape(mean.shape))
         std = np.broadcast_to(std if std.ndim == 2 else std[:, None], mean.shape)
@@ -111,3 +112,16 @@ def _accepts_return_std(estimator):
     except (TypeError, ValueError):
         return True  # no introspectable signature: let the call decide
     return "return_std" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _check_finite_predictions(estimator, mean, std):
+    """A ``ValueError`` saying which of the model's predictions are not finite (instead of the
+    distribution's "loc must be finite", about an argument the user never passed)."""
+    for what, a in (("means", mean), ("standard deviations", std)):
+        bad = ~np.isfinite(a)
+        if bad.any():
+            raise ValueError(
+                f"the predictions of {type(estimator).__name__} on X are not finite: its "
+                f"predicted {what} are NaN or infinite for {int(bad.sum())} of {a.size} values "
+                "(its arithmetic overflowed, e.g. on features or targets of magnitude 1e300). "
+                "Rescale X and y (e.g. StandardScaler), or check the model's fit.")

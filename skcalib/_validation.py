@@ -334,9 +334,14 @@ def check_bool(value, name):
     raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
 
 
+#: The largest ``abs(n_jobs)`` accepted (2**15 workers; joblib itself refuses 10**6).
+MAX_N_JOBS = 2 ** 15
+
+
 def check_n_jobs(n_jobs, name="n_jobs"):
-    """Validate a joblib ``n_jobs``: ``None`` or a non-zero integer (negative counts from the
-    number of CPUs, as in joblib)."""
+    """Validate a joblib ``n_jobs``: ``None`` or a non-zero integer of magnitude at most
+    :data:`MAX_N_JOBS` (negative counts from the number of CPUs, as in joblib, whose process
+    pool refuses a million workers with a raw error)."""
     if n_jobs is None:
         return None
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, Integral):
@@ -344,6 +349,9 @@ def check_n_jobs(n_jobs, name="n_jobs"):
                         f"{type(n_jobs).__name__}.")
     if n_jobs == 0:
         raise ValueError(f"{name} must not be 0 (None or 1 runs sequentially, -1 uses every CPU).")
+    if abs(n_jobs) > MAX_N_JOBS:
+        raise ValueError(f"{name} must be at most {MAX_N_JOBS} in magnitude; got {n_jobs!r} "
+                         "(-1 uses every CPU).")
     return int(n_jobs)
 
 
@@ -1017,20 +1025,39 @@ def user_stacklevel():
     return level
 
 
-def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2):
+def length_mismatch_message(y_shape, n_samples, name="y", X_shape=None, X_name="X"):
+    """The message for targets ``name`` whose length differs from the samples of ``X_name``: both
+    shapes when ``X_shape`` is known, and a hint when ``X`` looks transposed."""
+    y_shape = tuple(int(d) for d in y_shape)
+    if X_shape is None:
+        return f"{name} has {y_shape[0]} entries but there are {n_samples} samples."
+    X_shape = tuple(int(d) for d in X_shape)
+    msg = (f"{name} has {y_shape[0]} entries but there are {n_samples} samples ({X_name} has "
+           f"shape {X_shape}, {name} has shape {y_shape}); pass one target per row of {X_name}.")
+    if len(X_shape) == 2 and X_shape[1] == y_shape[0] != X_shape[0]:
+        msg += f" {X_name} has one column per sample: is it transposed ({X_name}.T)?"
+    return msg
+
+
+__all__ += ["length_mismatch_message"]
+
+
+def check_class_labels(y, n_samples, *, classes=None, name="y", min_classes=2, X_shape=None,
+                       X_name="X"):
     """Validate classification labels; return ``(classes, indices)``.
 
     ``classes`` (sorted unique labels) defaults to the labels present in ``y``; given, it must
     contain every label of ``y``. A ``ValueError`` names ``name`` for missing values, a length
     different from ``n_samples``, unknown labels, continuous targets or fewer than
-    ``min_classes`` classes.
+    ``min_classes`` classes. ``X_shape`` (the shape of the samples ``X_name``, if known) is
+    shown with ``y``'s in the length message.
     """
     if y is None:
         raise ValueError(f"this estimator requires y to be passed, but the target {name} is None.")
     arr = _to_1d(y, name)
     _check_no_missing(arr, name)
     if arr.shape[0] != n_samples:
-        raise ValueError(f"{name} has {arr.shape[0]} entries but there are {n_samples} samples.")
+        raise ValueError(length_mismatch_message(arr.shape, n_samples, name, X_shape, X_name))
     if arr.dtype.kind == "f" and arr.size and np.any(arr != np.round(arr)):
         raise ValueError(f"{name} must hold class labels; got continuous values.")
     if classes is None:

@@ -21,6 +21,8 @@ The method's own parameters are checked by ``_check_method_params`` (called by `
 anything else).
 """
 
+import warnings
+
 import numpy as np
 from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
@@ -29,11 +31,11 @@ from sklearn.utils.validation import check_is_fitted
 from .._sklearn_compat import check_feature_names
 from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
                            check_option, check_sample_weight, check_scalar_param,
-                           row_sum_tolerance)
+                           row_sum_tolerance, user_stacklevel)
 from ._checks import check_score_matrix
 
 __all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "scores_to_logits",
-           "check_labels_param", "check_input_features"]
+           "check_labels_param", "check_input_features", "check_logit_range"]
 
 INPUTS = ("auto", "logits", "proba")
 
@@ -49,6 +51,55 @@ def looks_like_probabilities(S, dtype=None):
         return False
     tol = row_sum_tolerance(S.dtype if dtype is None else dtype)
     return S.ndim == 1 or bool(np.all(np.abs(S.sum(axis=1) - 1.0) <= tol))
+
+
+def check_logit_range(S, name="X"):
+    """Logits whose differences are finite: every method works with differences of logits (the
+    softmax is shift-invariant), and ``1.8e308 - (-1.8e308)`` overflows. Logits of any finite
+    magnitude with a finite range are accepted (the methods scale them as needed)."""
+    if S.size == 0:
+        return
+    lo, hi = float(S.min()), float(S.max())
+    if not np.isfinite(hi - lo):
+        raise ValueError(
+            f"{name} holds logits from {lo:.3g} to {hi:.3g}, whose differences overflow float64; "
+            "logits are only defined up to a common shift, so rescale them (e.g. divide by "
+            f"{max(abs(lo), abs(hi)):.0e}), or pass probabilities with input='proba'.")
+
+
+#: With ``input="auto"``, scores read as logits although at least this share of their rows
+#: (values, for 1-D scores) are probabilities get a warning: a few corrupted probabilities would
+#: otherwise silently turn the whole matrix into logits.
+ALMOST_PROBABILITIES = 0.9
+
+
+def warn_almost_probabilities(S, dtype, name="X"):
+    """Warn when ``S``, about to be read as logits by ``input="auto"``, is mostly probabilities."""
+    if S.size == 0:
+        return
+    tol = row_sum_tolerance(dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        in_range = (S >= 0) & (S <= 1)
+        if S.ndim == 2:
+            ok = in_range.all(axis=1) & (np.abs(S.sum(axis=1) - 1.0) <= tol)
+        else:
+            ok = in_range
+    n_bad = int(ok.size - np.count_nonzero(ok))
+    if n_bad == 0 or n_bad > (1.0 - ALMOST_PROBABILITIES) * ok.size:
+        return
+    i = int(np.flatnonzero(~ok)[0])
+    what = "rows" if S.ndim == 2 else "values"
+    if S.ndim == 2:
+        example = (f"row {i} = {np.array2string(S[i][:6], precision=4)} sums to "
+                   f"{float(S[i].sum()):.6g}")
+    else:
+        example = f"value {i} is {float(S[i]):.6g}"
+    warnings.warn(
+        f"{name}: {n_bad} of {ok.size} {what} {'is' if n_bad == 1 else 'are'} not probabilities "
+        f"({example}) while the others "
+        "are; with input='auto' that makes every score of X a logit. If X holds probabilities, "
+        "correct those entries (input='proba' refuses them with the reason); if it holds logits, "
+        "pass input='logits'.", UserWarning, stacklevel=user_stacklevel())
 
 
 def row_sum_problem(S, dtype):
@@ -140,12 +191,17 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _scores(self, X, *, fitting):
         """``(S, kind, L)``: the validated scores, their kind and their ``(n, C)`` logits."""
         check_feature_names(self, X, reset=fitting)
-        S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
+        # (scikit-learn's finiteness check sums X first: logits of +-1.8e308 give inf - inf, a
+        # RuntimeWarning before the check itself -- or check_logit_range -- says what is wrong)
+        with np.errstate(invalid="ignore", over="ignore"):
+            S = check_score_matrix(X, "X", n_columns=None if fitting else self.n_features_in_)
         dtype = _input_dtype(X)
         if fitting:
             kind = self.input
             if kind == "auto":
                 kind = "proba" if looks_like_probabilities(S, dtype) else "logits"
+                if kind == "logits":
+                    warn_almost_probabilities(S, dtype)
         else:
             kind = self.input_
         if kind == "proba" and not looks_like_probabilities(S, dtype):
@@ -153,6 +209,8 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
                 "X must hold probabilities (values in [0, 1], rows summing to 1) for "
                 "input='proba'" + ("" if fitting else " (the kind of scores seen in fit)")
                 + f"; {row_sum_problem(S, dtype)}.")
+        if kind == "logits":
+            check_logit_range(S)
         return S, kind, scores_to_logits(S, kind, self.eps)
 
     def _validate_fit(self, X, y, sample_weight):
@@ -160,7 +218,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         labels = self._check_base_params()
         S, kind, L = self._scores(X, fitting=True)
         n = S.shape[0]
-        classes, y_idx = check_class_labels(y, n, classes=labels, name="y")
+        classes, y_idx = check_class_labels(y, n, classes=labels, name="y", X_shape=S.shape)
         if L.shape[1] != classes.size:
             raise ValueError(
                 f"X has {S.shape[1] if S.ndim == 2 else 1} column(s) but there are {classes.size} "

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 from scipy import optimize
-from scipy.special import expit, softmax
+from scipy.special import expit, logsumexp, softmax
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
@@ -198,8 +198,13 @@ def log_odds(S, L, kind, eps):
     E[rows, top] = 0.0
     rest = E.sum(axis=1)                     # sum over the classes other than the top one
     others = (1.0 + rest)[:, None] - E       # sum of exp over k != c, for c != top (>= 1)
-    others[rows, top] = rest
-    return Z - np.log(others)
+    out = Z - np.log(others)
+    # the top class: -log sum_{k != top} exp(Z_k), by logsumexp (the sum underflows to 0 when
+    # the top logit leads by more than ~745, which made its log-odds +inf)
+    Zr = Z.copy()
+    Zr[rows, top] = -np.inf
+    out[rows, top] = -logsumexp(Zr, axis=1)
+    return out
 
 
 def _warn_separated(name, classes):

@@ -18,6 +18,10 @@ from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_
 _OBJECTIVES = ("nll", "skce")
 _SKCE_ESTIMATORS = ("unbiased", "block")
 
+#: Logits whose range (largest minus smallest) is outside this interval are rescaled to range 1
+#: for the temperature search (the fitted temperature is scaled back).
+_SPREAD_RANGE = (1e-8, 1e8)
+
 
 def check_kernel_param(kernel, name="kernel"):
     """``kernel`` is None or a skcalib kernel (checked at ``fit`` whatever the objective)."""
@@ -60,6 +64,11 @@ class TemperatureScaling(LogitMapRecalibrator):
     Scores that carry no information about the labels (the NLL is smallest for uniform
     probabilities) give ``T = 1e10`` with a ``ConvergenceWarning``.
 
+    **Extreme logits.** Logits whose range (largest minus smallest) exceeds 1e8 or is below 1e-8
+    (logits of 1e300 or 1e-300) are divided by that range for the search, which gives the same
+    optimum (``T`` is scaled back); the bounds of the search scale with them. Logits whose
+    differences overflow float64 are refused, naming ``X``.
+
     Parameters
     ----------
     input : {"auto", "logits", "proba"}, default="auto"
@@ -67,9 +76,11 @@ class TemperatureScaling(LogitMapRecalibrator):
         score is the log-odds of ``classes_[1]``). ``"proba"``: probabilities, turned into logits
         ``log(clip(p, eps, 1))``. ``"auto"``: probabilities if every value is in ``[0, 1]`` and
         (for several columns) every row sums to one, logits otherwise; the decision is stored in
-        ``input_``. Pass the kind explicitly when you know it. Rows must sum to one within
-        ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32, 3.1e-2 for
-        float16), as for the metrics.
+        ``input_``. Pass the kind explicitly when you know it: ``"auto"`` warns when at most
+        10% of the rows (values, for 1-D scores) keep ``X`` from being probabilities, since a few
+        corrupted probabilities would otherwise turn every score into a logit. Rows must sum to
+        one within ``sqrt(eps)`` of the input dtype (1.5e-8 for float64, 3.5e-4 for float32,
+        3.1e-2 for float16), as for the metrics.
     objective : {"nll", "skce"}, default="nll"
         ``"nll"``: the negative log-likelihood (Guo et al. 2017), solved exactly.
         ``"skce"``: the squared kernel calibration error of the recalibrated probabilities on the
@@ -183,6 +194,12 @@ class TemperatureScaling(LogitMapRecalibrator):
         """
         S, kind, L, classes, y_idx, w = self._validate_fit(X, y, sample_weight)
         n = S.shape[0]
+        # logits whose range is far from 1 (1e300 or 1e-300) are solved for on L / s: the NLL of
+        # softmax(beta L) is that of softmax((beta s) (L / s)), and the bracketed Newton search
+        # and its bounds are made for inverse temperatures of moderate size
+        spread = float(L.max() - L.min())
+        s = spread if (spread > _SPREAD_RANGE[1] or 0 < spread < _SPREAD_RANGE[0]) else 1.0
+        L_fit = L / s if s != 1.0 else L
         if self.objective == "nll":
             if w is None:
                 weights, n_samples = np.ones(n), float(n)
@@ -192,16 +209,24 @@ class TemperatureScaling(LogitMapRecalibrator):
                 top = float(w.max())
                 weights = w / top
                 n_samples = top * float(weights.sum())  # a Python float: inf, not a warning
-            beta, self.n_iter_ = nll_inverse_temperature(L, y_idx, weights, n_samples=n_samples)
+            beta, self.n_iter_ = nll_inverse_temperature(L_fit, y_idx, weights,
+                                                         n_samples=n_samples)
+            beta = float(beta) / s
         else:
             # the weighted SKCE (weighted U- or block statistic) within a window of the weighted
             # NLL temperature; only weight ratios matter
             weights = np.ones(n) if w is None else w / w.max()
-            beta_nll, _ = nll_inverse_temperature(L, y_idx, weights)
+            beta_nll, _ = nll_inverse_temperature(L_fit, y_idx, weights)
             T, _ = _fit_skce_temperature(L, y_idx, classes.size, self.kernel,
-                                         self.skce_estimator, self.block_size, 1.0 / beta_nll,
+                                         self.skce_estimator, self.block_size, s / beta_nll,
                                          sample_weight=None if w is None else weights)
             beta, self.n_iter_ = 1.0 / T, 0
+        if s != 1.0:
+            # a bound of the search (no information: BETA_MIN; separated data: BETA_MAX) scaled
+            # by 1e300 can leave float64: keep T and 1 / T finite (the probabilities are then
+            # uniform or certain, as at the bound)
+            info = np.finfo(np.float64)
+            beta = min(max(float(beta), float(info.tiny)), float(info.max))
         self._set_fitted(S, kind, classes)
         self.inverse_temperature_ = float(beta)
         self.temperature_ = float(1.0 / beta)

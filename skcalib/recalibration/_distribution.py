@@ -378,25 +378,89 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         return float(np.average(dist.log_pdf(y), weights=w))
 
 
+#: The families that temperature scaling maps into themselves (``Categorical`` is fitted by
+#: :class:`TemperatureScaling`); mixtures of them too.
+_TEMPERED_FAMILIES = ("Normal", "Laplace", "MultivariateNormal")
+
+
+def _check_temperable(dist):
+    """A ``TypeError`` naming ``X`` for a family without a tempered form (a ``Recalibrated``
+    from :class:`QuantileRecalibration`, or a mixture holding one)."""
+    families = [dist]
+    while families:
+        d = families.pop()
+        if isinstance(d, Mixture):
+            families.extend(d.components)
+        elif type(d).__name__ not in _TEMPERED_FAMILIES:
+            raise TypeError(
+                f"X holds {family_signature(dist)} predictions, which temperature scaling does "
+                f"not support ({type(d).__name__} has no tempered form); "
+                "DistributionTemperatureScaling takes Normal, Laplace and MultivariateNormal "
+                "predictions, Mixtures of them, Categorical probabilities, or an (n_samples, 2) "
+                "array [mean, std]. To combine it with QuantileRecalibration, temper first and "
+                "quantile-recalibrate the tempered predictions.")
+
+
 def _nll_temperature(dist, y, w):
-    """NLL-optimal temperature: closed form, or a search over log T for mixtures."""
+    """NLL-optimal temperature: closed form, or a search over log T for mixtures.
+
+    A temperature that overflows or underflows float64 (predicted scales of 1e-300 or 1e300
+    against residuals of order 1, say) is a ``ValueError`` about the data, raised here rather
+    than by ``tempered`` at prediction time.
+    """
+    _check_temperable(dist)
     if isinstance(dist, Mixture):
         return _mixture_nll_temperature(dist, y, w)
-    s, k = dist._temperature_statistic(y)
-    T = float(np.average(s, weights=w)) / k
-    if not T > 0:
+    scale = getattr(dist, "scale", None)
+    if scale is not None and np.any(np.asarray(scale) <= 0):
+        i = int(np.flatnonzero(np.broadcast_to(scale, (dist.n_samples,)) <= 0)[0])
+        raise ValueError(
+            f"X: temperature scaling needs scale > 0 (a positive standard deviation) in every "
+            f"row; row {i} has scale 0, a point prediction, whose density (and so the NLL) is not "
+            "defined. Drop such rows, or give them a positive scale.")
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        s, k = dist._temperature_statistic(y)
+        resid = np.abs(y - dist.mean)
+        if w is not None:  # zero-weight rows (with a possibly infinite statistic) do not count
+            s, resid, w = s[w > 0], resid[w > 0], w[w > 0]
+        T = float(np.average(s, weights=w)) / k
+    if np.isfinite(T) and T >= np.finfo(np.float64).tiny:
+        return T
+    if not np.any(resid > 0):
         raise ValueError("every fitting target equals its predicted mean, so the NLL has no "
                          "minimiser (the temperature would be 0).")
-    return T
+    if isinstance(dist, MultivariateNormal):
+        scale = np.sqrt(np.diagonal(dist.cov, axis1=1, axis2=2))
+    else:
+        scale = np.asarray(dist.scale, dtype=np.float64)
+    statistic = ("the mean squared standardised residual ((y - mean) / scale)**2"
+                 if type(dist).__name__ != "Laplace" else
+                 "the mean standardised residual |y - mean| / scale")
+    if np.isfinite(T):
+        raise ValueError(
+            f"X and y: the NLL-optimal temperature, {statistic}, underflows float64: the "
+            f"targets lie at most {float(resid.max()):.3g} from the predicted means while the "
+            f"predicted scales are as large as {float(scale.max()):.3g}. The predictions' "
+            "scales and y are in different units (or the model's uncertainties are off by a "
+            "factor beyond 1e150): rescale them.")
+    raise ValueError(
+        f"X and y: the NLL-optimal temperature, {statistic}, overflows float64: the targets "
+        f"lie up to {float(resid.max()):.3g} from the predicted means while the predicted "
+        f"scales are as small as {float(scale.min()):.3g}. The predictions' scales and y are "
+        "in different units (or the model's uncertainties are off by a factor beyond 1e150): "
+        "rescale them.")
 
 
 def _mixture_nll_temperature(dist, y, w):
     """NLL-optimal temperature of a mixture (components tempered), by a search over log T."""
 
     def nll(T):
-        return -float(np.average(dist.tempered(T).log_pdf(y), weights=w))
+        # non-finite values (densities that overflow at extreme scales) are skipped by the search
+        with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+            return -float(np.average(dist.tempered(T).log_pdf(y), weights=w))
 
-    return minimize_log_temperature(nll, what="mixture NLL")[0]
+    return minimize_log_temperature(
+        nll, what="NLL of the Mixture predictions X at the targets y")[0]
 
 
 

@@ -13,7 +13,9 @@ analytic Hessian (``C (C + 1)`` parameters at most, so the Newton system is smal
 line search and a pseudo-inverse for the directions the softmax ignores, started at the identity
 map ``W = I, b = 0`` -- for large ``n`` from the optimum on a strided subsample, and reusing a
 Hessian while it keeps the convergence fast. The fitted optimum zeroes the gradient to ``tol``
-relative to its value at the identity map.
+relative to its value at the identity map. Features whose largest magnitude is beyond 1e4 or
+below 1e-4 (logits of 1e300 or 1e-300) are first divided by it, and the start is the identity
+map of the rescaled features: the same objective and optimum, without overflow.
 """
 
 import warnings
@@ -198,6 +200,10 @@ def _newton(problem, theta, *, tol, max_iter, target=None):
 #: Above this many rows, Newton's method starts from the optimum on an evenly strided subsample.
 _WARM_START_ROWS = 8192
 
+#: Features (logits or log-probabilities) whose largest magnitude is outside this interval are
+#: divided by it for the solver (see ``_fit_single_thread``).
+_UNSCALED_RANGE = (1e-4, 1e4)
+
 
 class _LinearMapRecalibrator(LogitMapRecalibrator):
     """Shared fit and prediction of the three maps (subclasses set the class attributes)."""
@@ -253,6 +259,17 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
         weights = np.ones(n) if w is None else w / w.max()
         weights = weights / weights.sum()
         pw = self._penalty_weights(C)
+        # Features of extreme magnitude (logits of 1e300 overflow the Hessian's products; those
+        # of 1e-300 leave W's curvature below the pseudo-inverse's cutoff): the problem is
+        # solved on X / s, whose coefficients W s give the same logits (the penalty on W becomes
+        # pw / s**2 on W s, the same objective), started at W s = I.
+        s = float(np.max(np.abs(X))) if X.size else 0.0
+        s = s if (s > _UNSCALED_RANGE[1] or 0 < s < _UNSCALED_RANGE[0]) else 1.0
+        if s != 1.0:
+            X = X / s
+            n_w = pw.size - C
+            pw = pw.copy()
+            pw[:n_w] = pw[:n_w] / s / s
         problem = _LinearProblem(X, y_idx, weights, self._diagonal, pw)
         W0 = np.ones(C) if self._diagonal else np.eye(C).ravel()
         theta0 = np.concatenate([W0, np.zeros(C)])
@@ -270,7 +287,7 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
         theta, f, grad, n_iter, converged = _newton(problem, theta0, tol=self.tol,
                                                      max_iter=self.max_iter, target=target)
         W, b = problem.unpack(theta)
-        self.coef_ = np.array(W)
+        self.coef_ = np.array(W) / s
         self.intercept_ = np.array(b)
         self.n_iter_ = n_iter
         self.objective_ = float(f)
@@ -327,7 +344,8 @@ _PARAMS_DOC = """
         What ``X`` holds. ``"logits"``: real scores (a binary 1-D score is the log-odds of
         ``classes_[1]``). ``"proba"``: probabilities, whose logarithms ``log(clip(p, eps, 1))``
         are used. ``"auto"``: probabilities if every value is in ``[0, 1]`` and (for several
-        columns) every row sums to one, logits otherwise; the decision is stored in ``input_``.
+        columns) every row sums to one, logits otherwise (with a warning when at most 10% of the
+        rows keep ``X`` from being probabilities); the decision is stored in ``input_``.
     regularization : {{"odir", "l2"}}, default="odir"
         ``"odir"`` (Kull et al. 2019): ``reg_lambda / (C (C - 1))`` times the sum of the squared
         off-diagonal entries of ``W`` plus ``reg_mu / C`` times the sum of the squared

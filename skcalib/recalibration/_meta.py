@@ -40,6 +40,8 @@ from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._quantile import QuantileRecalibration
 from ._venn_abers import VennAbers
+from .._validation import length_mismatch_message
+from ._base import ClassifierRecalibrator
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
@@ -71,6 +73,9 @@ REGRESSOR_RECALIBRATORS = {
 #: The recalibrators that change nothing: the meta-estimators then fit the model once, on all
 #: the data, so that ``recalibrator="none"`` gives exactly the model's own predictions.
 _IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
+
+#: skcalib's recalibrators of predictive distributions (refused by RecalibratedClassifier).
+_DISTRIBUTION_RECALIBRATORS = tuple(dict.fromkeys(REGRESSOR_RECALIBRATORS.values()))
 
 
 def method_names(registry):
@@ -134,6 +139,44 @@ def _check_estimator_param(estimator, name="estimator"):
                         f"{estimator!r:.80} of type {type(estimator).__name__}.")
 
 
+def _shape(X):
+    """The shape of the samples ``X`` for messages (None when it has none, e.g. a list of
+    strings that numpy cannot make rectangular)."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(X)
+        except (TypeError, ValueError):  # ragged, or an array-like that refuses numpy
+            return None
+    try:
+        return tuple(int(d) for d in shape)
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_fold_weights(sw, splits, ensemble, fit_kwargs):
+    """A ``ValueError`` naming ``sample_weight`` and the fold when a fold's model would be fitted
+    on weights that are all zero (the estimator's own error names no fold), or, with
+    ``ensemble=True``, its recalibrator on held-out weights that are all zero."""
+    if sw is None:
+        return
+    parts = []
+    if "sample_weight" in fit_kwargs:
+        parts.append(("training", 0))
+    if ensemble:
+        parts.append(("held-out", 1))
+    for k, split in enumerate(splits):
+        for what, j in parts:
+            idx = np.asarray(split[j])
+            if idx.size and not np.any(sw[idx] > 0):
+                raise ValueError(
+                    f"sample_weight is zero for every {what} sample of cv fold {k} "
+                    f"({idx.size} samples), so that fold's "
+                    f"{'model' if j == 0 else 'recalibrator'} has nothing to fit; use fewer "
+                    "folds or a shuffled cv (e.g. KFold(shuffle=True))"
+                    + (", or ensemble=False." if j == 1 else "."))
+
+
 #: Folds of the default ``cv=None`` (fewer for a classifier whose smallest class is smaller).
 DEFAULT_N_FOLDS = 5
 
@@ -177,17 +220,66 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         _check_estimator_param(self.estimator)
         recal = self._recalibrator_template()
-        _check_estimator_param(recal, "recalibrator")
+        if isinstance(recal, type):
+            raise TypeError(f"recalibrator must be an estimator instance, e.g. {recal.__name__}() "
+                            f"(or a name); got the class {recal.__name__}. "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
+        if recal is None:
+            return
+        if not hasattr(recal, "fit"):
+            raise TypeError(f"recalibrator must be an estimator (with a fit method); got "
+                            f"{recal!r:.80} of type {type(recal).__name__}. "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
         needs = self._recalibrator_method
-        if recal is not None and not hasattr(recal, needs):
+        classifier_side = needs == "predict_proba"
+        # the other side's recalibrators (a classifier's scores vs predictive distributions)
+        name = type(recal).__name__
+        # skcalib's recalibrators of the other kind (a classifier's scores vs predictive
+        # distributions): say where they belong
+        if isinstance(recal, _DISTRIBUTION_RECALIBRATORS if classifier_side
+                      else ClassifierRecalibrator):
+            other = "RecalibratedRegressor" if classifier_side else "RecalibratedClassifier"
+            what = "predictive distributions" if classifier_side else "a classifier's scores"
+            raise TypeError(f"recalibrator={name}(): {name} recalibrates {what} (use it with "
+                            f"{other}); {type(self).__name__} needs "
+                            + self._recalibrator_advice())
+        if not hasattr(recal, needs):
             raise TypeError(f"recalibrator must provide {needs} (it is applied to the model's "
-                            f"{'scores' if needs == 'predict_proba' else 'predictions'}); "
-                            f"{type(recal).__name__} does not.")
+                            f"{'scores' if classifier_side else 'predictions'}); "
+                            f"{name} does not. {type(self).__name__} needs "
+                            + self._recalibrator_advice())
+        if is_regressor(recal) if classifier_side else is_classifier(recal):
+            raise TypeError(f"recalibrator={name}(): {name} is a "
+                            f"{'regressor' if classifier_side else 'classifier'}; "
+                            f"{type(self).__name__} needs " + self._recalibrator_advice())
+
+    def _recalibrator_advice(self):
+        """Which recalibrators this meta-estimator takes (for the messages about
+        ``recalibrator``)."""
+        registry = self._recalibrator_registry
+        names = ", ".join(f"{name!r} ({cls.__name__})" for name, cls in registry.items())
+        if self._recalibrator_method == "predict_proba":
+            return ("a recalibrator of a classifier's scores (fit(scores, y) and predict_proba): "
+                    f"one of the names {names}, an instance of these classes, or None.")
+        return ("a recalibrator of predictive distributions (fit(distributions, y) and a "
+                f"transform that returns distributions): one of the names {names}, an instance "
+                "of these classes, or None.")
 
     def _recalibrator_template(self):
         """``recalibrator`` as an (unfitted) estimator: a name is resolved in the registry."""
         if isinstance(self.recalibrator, str):
-            kind = "classifier" if self._recalibrator_method == "predict_proba" else "regressor"
+            classifier_side = self._recalibrator_method == "predict_proba"
+            kind = "classifier" if classifier_side else "regressor"
+            other = REGRESSOR_RECALIBRATORS if classifier_side else CLASSIFIER_RECALIBRATORS
+            if self.recalibrator not in self._recalibrator_registry and self.recalibrator in other:
+                cls = other[self.recalibrator]
+                what, meta = (("predictive distributions", "RecalibratedRegressor")
+                              if classifier_side else
+                              ("a classifier's scores", "RecalibratedClassifier"))
+                raise ValueError(
+                    f"recalibrator={self.recalibrator!r} is not a {kind} recalibrator name: it "
+                    f"names {cls.__name__}, which recalibrates {what} (use it with {meta}); "
+                    f"{type(self).__name__} needs " + self._recalibrator_advice())
             recal = recalibrator_class(self.recalibrator, self._recalibrator_registry, kind)()
             if "random_state" in recal.get_params(deep=False):
                 # a name must mean one fitted model (reproducible in GridSearchCV), as the
@@ -270,6 +362,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
                       classifier=is_classifier(self))
         self._check_folds(cv, y)
         splits = list(cv.split(X, y, **split_kwargs))
+        _check_fold_weights(sw, splits, ensemble, fit_kwargs)
         if ensemble:
             pairs = Parallel(n_jobs=self.n_jobs)(
                 delayed(self._fit_pair)(clone(estimator), X, y, sw, fit_kwargs, train, test)
@@ -365,7 +458,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         Scores fed to the recalibrator; ``"auto"`` prefers ``decision_function`` (logits). A
         method the estimator lacks is a ``ValueError`` at ``fit``, before any fold is fitted.
     n_jobs : int, default=None
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib; -1 for every CPU, at most 2**15 in magnitude).
 
     Attributes
     ----------
@@ -433,7 +526,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
             method = "predict_proba"  # no recalibration: the model's own probabilities
         method = _resolve_method(estimator, method)
         check_X_container(X, ragged=False)
-        self.classes_, _ = check_class_labels(y, num_samples(X), name="y")
+        self.classes_, _ = check_class_labels(y, num_samples(X), name="y", X_shape=_shape(X))
         y_arr = np.asarray(y) if not hasattr(y, "iloc") else y.to_numpy()
         check_classification_targets(y_arr)
         self.method_ = method
@@ -543,7 +636,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         samples and the model refitted on all data. ``"auto"``: ``False`` for a
         ``FrozenEstimator``, else ``True``.
     n_jobs : int, default=None
-        Folds fitted in parallel (joblib).
+        Folds fitted in parallel (joblib; -1 for every CPU, at most 2**15 in magnitude).
 
     Attributes
     ----------
@@ -606,7 +699,15 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
                              f"y must hold real targets: {msg}") from None
         n = num_samples(X)
         if y_arr.shape[0] != n:
-            raise ValueError(f"y has {y_arr.shape[0]} entries but there are {n} samples.")
+            raise ValueError(length_mismatch_message(y_arr.shape, n, "y", _shape(X)))
+        recal = self._recalibrator_template()
+        if y_arr.ndim == 2 and y_arr.shape[1] > 1 and isinstance(recal, QuantileRecalibration):
+            # (its own message would speak of X: here that is the model's predictions)
+            raise ValueError(
+                f"y has {y_arr.shape[1]} outputs, so the model's predictive distributions are "
+                "multivariate, but recalibrator=QuantileRecalibration ('quantile') recalibrates "
+                "univariate ones; use recalibrator='temperature', or one RecalibratedRegressor "
+                "per output.")
         return self._fit(X, y_arr, sample_weight, fit_params)
 
     def _new_recalibrator(self, estimator):
