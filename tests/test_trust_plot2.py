@@ -293,3 +293,15 @@ def test_docs_spell_the_mode_value_as_mode_accepts_it():
         assert 'mode="top-label"' not in text and "mode='top-label'" not in text, page.name
     glossary = (DOCS / "glossary.rst").read_text(encoding="utf-8")
     assert '``"top_label"``' in glossary
+    readme = " ".join((DOCS.parent / "README.md").read_text(encoding="utf-8").split())
+    assert "top-label, class-wise and canonical" not in readme
+    assert "(binary, top-label" not in readme
+    assert '`"top_label"`' in readme
+
+
+def test_stored_names_are_checked_naming_their_parameter():
+    with pytest.raises(TypeError, match="^feature_name must be a str"):
+        LocalCalibrationBiasDisplay(np.arange(3.0), np.zeros(3), feature_name=3).plot()
+    y, p = _binary()
+    with pytest.raises(TypeError, match="^estimator_name must be a str"):
+        ReliabilityDisplay(reliability_curve(y, p), estimator_name=1).plot()

@@ -94,10 +94,11 @@ def distribution_of(estimator, X):
     return predict_distribution(estimator, X)
 
 
-def check_name(name):
-    """``name`` (a legend name), refused with a ``TypeError`` unless a str or None."""
+def check_name(name, arg="name"):
+    """``name`` (a legend name or axis label, the argument ``arg``), refused with a
+    ``TypeError`` naming ``arg`` unless a str or None."""
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
+        raise TypeError(f"{arg} must be a str or None; got {type(name).__name__}.")
     return name
 
 

@@ -355,7 +355,7 @@ class ReliabilityDisplay:
         check_display_number(self.confidence_level, "confidence_level", low=0.0, high=1.0,
                              low_open=True, high_open=True)
         if self.estimator_name is not None:
-            check_name(self.estimator_name)
+            check_name(self.estimator_name, "estimator_name")
         bands = self._bands()
         _, ax = get_axes(ax)
         self.diagonal_ = diagonal(ax) if ref_line else None
@@ -758,7 +758,7 @@ class SmoothReliabilityDisplay:
                              allow_none=True)
         check_display_number(self.min_support, "min_support", low=0.0)
         if self.estimator_name is not None:
-            check_name(self.estimator_name)
+            check_name(self.estimator_name, "estimator_name")
         _, ax = get_axes(ax)
         self.diagonal_ = diagonal(ax) if ref_line else None
         label = name

@@ -128,7 +128,7 @@ class LocalCalibrationBiasDisplay:
             if groups.shape != x.shape:
                 raise ValueError(f"groups must have shape ({x.size},) (one per entry of "
                                  f"feature_values); got {groups.shape}.")
-        check_name(self.feature_name)
+        check_name(self.feature_name, "feature_name")
         _, ax = get_axes(ax)
         try:
             labels = np.unique(groups)
