@@ -305,3 +305,19 @@ def test_stored_names_are_checked_naming_their_parameter():
     y, p = _binary()
     with pytest.raises(TypeError, match="^estimator_name must be a str"):
         ReliabilityDisplay(reliability_curve(y, p), estimator_name=1).plot()
+
+
+def test_a_hand_made_smooth_curve_is_checked():
+    c = smooth_reliability_curve(*_binary())
+    bad = c._replace(frequency=c.frequency[:-1])
+    with pytest.raises(ValueError, match=r"^curve.frequency must have \d+ entries"):
+        SmoothReliabilityDisplay(bad).plot()
+    with pytest.raises(ValueError, match=r"^curve.grid must be strictly increasing"):
+        SmoothReliabilityDisplay(c._replace(grid=c.grid[::-1])).plot()
+
+
+def test_rounding_errors_at_a_closed_bound_are_not_refused():
+    one = 1.0 + 2.2e-16 * 4
+    IntervalCoverageDisplay([0.5, 0.9], [0.5, one], [0.4, 0.8], [0.6, one]).plot()
+    with pytest.raises(ValueError, match=r"^levels .* in \(0, 1\)"):
+        IntervalCoverageDisplay([0.5, 1.0], [0.5, 1.0], [0.4, 0.8], [0.6, 1.0]).plot()

@@ -212,7 +212,8 @@ def check_display_array(value, name, *, size=None, size_of=None, low=None, high=
     refused as everywhere, :func:`skcalib._validation.check_numeric`) with ``size`` entries
     (``size_of`` names the parameter that fixes that size, for the message), at least
     ``min_size`` entries, finite (NaN allowed with ``allow_nan``: not drawn), within
-    ``[low, high]`` (open ends with ``low_open``/``high_open``) and, with ``increasing``,
+    ``[low, high]`` up to rounding (1e-9; open ends, ``low_open``/``high_open``, exactly) and,
+    with ``increasing``,
     strictly increasing. None is returned as None with ``allow_none``.
     """
     if value is None:
@@ -242,7 +243,11 @@ def check_display_array(value, name, *, size=None, size_of=None, low=None, high=
     for bound, is_low, is_open in ((low, True, low_open), (high, False, high_open)):
         if bound is None or not v.size:
             continue
-        bad = (v < bound if is_low else v > bound) | ((v == bound) if is_open else False)
+        # a closed bound allows rounding errors (a weighted fraction of 1 + 2e-16); an open one
+        # (levels in (0, 1)) does not
+        tol = 0.0 if is_open else 1e-9 * max(1.0, abs(bound))
+        bad = (v < bound - tol if is_low else v > bound + tol) | \
+            ((v == bound) if is_open else False)
         if bad.any():
             raise ValueError(f"{name} must hold values {_range(low, high, low_open, high_open)};"
                              f" got {float(v[bad][0])!r}.")

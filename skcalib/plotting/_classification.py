@@ -20,7 +20,6 @@ from .._validation import (
     check_option,
     check_random_state_param,
     check_rng,
-    check_scalar_param,
     check_work_memory,
     pos_index,
 )
@@ -742,13 +741,17 @@ class SmoothReliabilityDisplay:
         if not isinstance(c, SmoothReliabilityCurve):
             raise TypeError("curve must be a SmoothReliabilityCurve (from "
                             f"skcalib.smooth_reliability_curve); got {type(c).__name__}.")
-        n_grid = np.shape(c.grid)[0]
+        grid = check_display_array(c.grid, "curve.grid", min_size=1, increasing=True)
+        n_grid = grid.size
         size_of = "one per grid point of the curve"
+        # (a smoothed frequency may pass 1 by a rounding error: no bounds)
+        check_display_array(c.frequency, "curve.frequency", size=n_grid, size_of=size_of,
+                            allow_nan=True)
+        check_display_array(c.density, "curve.density", size=n_grid, size_of=size_of, low=0.0)
         band_low = band_high = None
         if self.band is not None:
             band_low, band_high = (
-                check_display_array(v, n, size=n_grid, size_of=size_of, low=0.0, high=1.0,
-                                    allow_nan=True)
+                check_display_array(v, n, size=n_grid, size_of=size_of, allow_nan=True)
                 for v, n in ((self.band_low, "band_low"), (self.band_high, "band_high")))
         check_display_number(self.smece, "smece", low=0.0, allow_none=True)
         check_display_number(self.confidence_level, "confidence_level", low=0.0, high=1.0,
