@@ -8,17 +8,33 @@ made, and the class methods ``from_predictions`` / ``from_estimator`` compute th
 them. Several models go on one axis by passing the same ``ax`` (each call adds its own legend
 entry, named by ``name``).
 
+**Checks.** As in scikit-learn, a Display's constructor only stores its data; ``plot`` checks
+them first (:func:`check_display_array`: lengths that agree, finite values, sorted edges,
+levels in (0, 1), ...) and refuses bad data with a ``ValueError`` naming the constructor's
+parameter, before anything is drawn. The ``*_kwargs`` dicts (and ``**kwargs``) a user passes
+to matplotlib go through :func:`check_kwargs` and :func:`draw_with`, so that a key matplotlib does
+not know is a ``TypeError`` naming the argument and the key, not matplotlib's
+``AttributeError``. ``from_estimator`` names ``X`` and ``y`` in its errors (:func:`user_names`),
+not the ``y_true`` and ``y_pred`` of the metric it calls.
+
 Matplotlib is an optional dependency (``pip install 'skcalib[plot]'``): it is imported when a
 Display draws, not when :mod:`skcalib.plotting` is imported.
 """
+
+import contextlib
+import re
+import warnings
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from .._predictions import predict_distribution
+from .._validation import check_numeric, check_option, user_stacklevel
 
 __all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribution_of",
-           "check_name", "check_kwargs", "draw_once", "diagonal"]
+           "check_name", "check_kwargs", "unused_kwargs", "draw_with", "draw_once", "diagonal",
+           "check_display_array", "check_display_number", "check_display_option",
+           "check_rows", "user_names"]
 
 #: The gid of the line of perfect calibration (one per axes, shared by every Display on it).
 DIAGONAL_GID = "skcalib-diagonal"
@@ -78,19 +94,199 @@ def distribution_of(estimator, X):
     return predict_distribution(estimator, X)
 
 
-def check_name(name):
-    """``name`` (a legend name), refused with a ``TypeError`` unless a str or None."""
+def check_name(name, arg="name"):
+    """``name`` (a legend name or axis label, the argument ``arg``), refused with a
+    ``TypeError`` naming ``arg`` unless a str or None."""
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"name must be a str or None; got {type(name).__name__}.")
+        raise TypeError(f"{arg} must be a str or None; got {type(name).__name__}.")
     return name
 
 
 def check_kwargs(value, name):
     """A copy of the keyword-argument dict ``value`` (``{}`` for None), refused with a
-    ``TypeError`` naming ``name`` unless a dict."""
+    ``TypeError`` naming ``name`` unless a dict with string keys."""
     if value is not None and not isinstance(value, dict):
-        raise TypeError(f"{name} must be a dict or None; got {type(value).__name__}.")
-    return dict(value or {})
+        raise TypeError(f"{name} must be a dict of matplotlib keyword arguments or None; got "
+                        f"{type(value).__name__} {value!r:.60}.")
+    value = dict(value or {})
+    bad = [k for k in value if not isinstance(k, str)]
+    if bad:
+        raise TypeError(f"{name} must have str keys (matplotlib keyword arguments); got "
+                        f"{bad[0]!r}.")
+    return value
+
+
+def unused_kwargs(value, name, reason):
+    """Warn (``UserWarning``) that the keyword-argument dict ``name`` is ignored because of
+    ``reason`` (e.g. ``band_kwargs`` with no band drawn), if it holds anything."""
+    if value:
+        warnings.warn(f"{name} is ignored: {reason}.", UserWarning,
+                      stacklevel=user_stacklevel())
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '([^']+)'|"
+                         r"got multiple values for keyword argument '([^']+)'")
+
+
+def draw_with(func, args, defaults, user, name):
+    """``func(*args, **{**defaults, **user})``: a matplotlib call with the Display's defaults and
+    the user's keyword arguments ``user`` (the argument ``name``, checked by
+    :func:`check_kwargs`; the user's keys win).
+
+    A key matplotlib refuses is a ``TypeError`` naming ``name`` and the key (matplotlib raises
+    ``AttributeError: Rectangle.set() got an unexpected keyword argument 'bogus'``); a value
+    it refuses (``color="nope"``) is its ``ValueError`` or ``TypeError`` prefixed with ``name``.
+    """
+    try:
+        return func(*args, **{**defaults, **user})
+    except (AttributeError, TypeError, ValueError) as exc:
+        if not user:
+            raise
+        msg = str(exc).strip().split("\n")[0]
+        found = _UNEXPECTED.search(msg)
+        if found is not None:
+            key = found.group(1) or found.group(2)
+            if key in user:
+                raise TypeError(f"{name} has a key that {_callee(func)} does not accept: "
+                                f"{key!r} ({msg}).") from None
+        if isinstance(exc, AttributeError):
+            raise TypeError(f"{name}: {_callee(func)} refused {sorted(user)}: {msg}") from None
+        if any(re.search(rf"\b{re.escape(k)}\b", msg) for k in user):
+            raise type(exc)(f"{name}: {msg}") from None
+        raise
+
+
+def _callee(func):
+    return f"matplotlib's {getattr(func, '__name__', 'drawing function')}"
+
+
+# --------------------------------------------------------------------------------------------
+# the data of a Display, checked at plot time
+
+
+def check_display_option(value, name, options, *, allow_none=False):
+    """``value`` among ``options`` (or None with ``allow_none``), with "did you mean"."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be one of {list(options)}"
+                         + (" or None" if allow_none else "") + f"; got {value!r:.60}.")
+    return check_option(value, name, options)
+
+
+def check_display_number(value, name, *, low=None, high=None, low_open=False, high_open=False,
+                         allow_none=False, allow_inf=False):
+    """A real number (a float) in the given range, or None with ``allow_none``; a
+    ``ValueError`` (``TypeError`` for a non-number) naming ``name`` otherwise."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                    np.floating)):
+        raise TypeError(f"{name} must be a real number; got {type(value).__name__} "
+                        f"{value!r:.60}.")
+    x = float(value)
+    if np.isnan(x) or (np.isinf(x) and not allow_inf):
+        raise ValueError(f"{name} must be finite; got {x!r}.")
+    if (low is not None and (x < low or (low_open and x == low))) or \
+            (high is not None and (x > high or (high_open and x == high))):
+        raise ValueError(f"{name} must be {_range(low, high, low_open, high_open)}; got "
+                         f"{x!r}.")
+    return x
+
+
+def _range(low, high, low_open, high_open):
+    """``"in (0, 1)"``, ``"> 0"``, ``">= 0"``, ... for the messages."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if low is None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def check_display_array(value, name, *, size=None, size_of=None, low=None, high=None,
+                        low_open=False, high_open=False, allow_nan=False, increasing=False,
+                        allow_none=False, min_size=0):
+    """The 1-D float array ``value`` of a Display, checked before it is drawn.
+
+    A ``ValueError`` naming ``name`` unless it is a 1-D array-like of numbers (strings are
+    refused as everywhere, :func:`skcalib._validation.check_numeric`) with ``size`` entries
+    (``size_of`` names the parameter that fixes that size, for the message), at least
+    ``min_size`` entries, finite (NaN allowed with ``allow_nan``: not drawn), within
+    ``[low, high]`` up to rounding (1e-9; open ends, ``low_open``/``high_open``, exactly) and,
+    with ``increasing``,
+    strictly increasing. None is returned as None with ``allow_none``.
+    """
+    if value is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is needed (an array of numbers); got None.")
+    check_numeric(value, name)
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a one-dimensional array of numbers; got "
+                         f"{type(value).__name__} {value!r:.60}.") from None
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {a.shape}.")
+    if size is not None and a.size != size:
+        why = f" ({size_of})" if size_of else ""
+        raise ValueError(f"{name} must have {size} {'entry' if size == 1 else 'entries'}{why}; "
+                         f"got {a.size}.")
+    if a.size < min_size:
+        raise ValueError(f"{name} must have at least {min_size} entries; got {a.size}.")
+    finite = np.isfinite(a)
+    if not finite.all():
+        if not allow_nan or np.isinf(a).any():
+            i = int(np.flatnonzero(~finite)[0])
+            raise ValueError(f"{name} must be finite; got {float(a[i])!r} at index {i}.")
+    v = a[finite]
+    for bound, is_low, is_open in ((low, True, low_open), (high, False, high_open)):
+        if bound is None or not v.size:
+            continue
+        # a closed bound allows rounding errors (a weighted fraction of 1 + 2e-16); an open one
+        # (levels in (0, 1)) does not
+        tol = 0.0 if is_open else 1e-9 * max(1.0, abs(bound))
+        bad = (v < bound - tol if is_low else v > bound + tol) | \
+            ((v == bound) if is_open else False)
+        if bad.any():
+            raise ValueError(f"{name} must hold values {_range(low, high, low_open, high_open)};"
+                             f" got {float(v[bad][0])!r}.")
+    if increasing and np.any(np.diff(a) <= 0):
+        i = int(np.flatnonzero(np.diff(a) <= 0)[0])
+        raise ValueError(f"{name} must be strictly increasing; got {float(a[i])!r} then "
+                         f"{float(a[i + 1])!r} at index {i}.")
+    return a
+
+
+def check_rows(y, n_rows, *, y_name="y", x_name="X"):
+    """``from_estimator``: ``y`` must have one entry per row of ``x_name`` (``n_rows``, the
+    number of the estimator's predictions on it), a ``ValueError`` naming both otherwise."""
+    n = np.shape(y)[0] if np.ndim(y) else None
+    if n is not None and n != n_rows:
+        raise ValueError(f"{y_name} has {n} entries but {x_name} has {n_rows} rows; they must "
+                         "describe the same samples.")
+
+
+@contextlib.contextmanager
+def user_names(names):
+    """Errors raised inside name the caller's arguments: each ``{inner: outer}`` of ``names``
+    (e.g. ``{"y_true": "y"}`` in ``from_estimator``, which passes its ``y`` to a metric as
+    ``y_true``) is replaced, as a whole word, in the message of a ``ValueError`` or
+    ``TypeError``."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        msg = str(exc)
+        new = msg
+        for inner, outer in names.items():
+            new = re.sub(rf"(?<![\w.]){re.escape(inner)}(?![\w])", outer, new)
+        if new == msg:
+            raise
+        try:
+            renamed = type(exc)(new)
+        except Exception:  # pragma: no cover - an exception type with another signature
+            raise exc from None
+        raise renamed from None
 
 
 def draw_once(ax, gid, draw):

@@ -20,15 +20,16 @@ from .._validation import (
     check_option,
     check_random_state_param,
     check_rng,
-    check_scalar_param,
     check_work_memory,
     pos_index,
 )
 from ..metrics._binned import resolve_mode
 from ..metrics._reliability import ReliabilityCurve, consistency_bands, reliability_curve
 from ..metrics._smooth import binary_problem, smooth_ece, smooth_reliability_curve
-from ._base import (check_kwargs, check_name, diagonal, estimator_name, get_axes,
-                    predict_proba_of)
+from ..metrics._smooth import SmoothReliabilityCurve
+from ._base import (check_display_array, check_display_number, check_display_option,
+                    check_kwargs, check_name, check_rows, diagonal, draw_with, estimator_name,
+                    get_axes, predict_proba_of, unused_kwargs, user_names)
 
 __all__ = ["ReliabilityDisplay", "SmoothReliabilityDisplay"]
 
@@ -38,6 +39,8 @@ _BAND_GID = "skcalib-band"
 _COUNTS_LABEL = "skcalib-counts"
 _DENSITY_LABEL = "skcalib-density"
 _HISTOGRAM_SHARE = 0.25  # the count histogram fills the lower quarter of the plot
+#: from_estimator passes its ``y`` and the model's probabilities on ``X`` to the metrics
+_ESTIMATOR_NAMES = {"y_true": "y", "y_proba": "the estimator's predict_proba(X)"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,6 +174,9 @@ class ReliabilityDisplay:
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`; several models go on one
     axis by passing the same ``ax`` (each adds its curve, bars and legend entry).
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -292,13 +298,17 @@ class ReliabilityDisplay:
             low, high = [low], [high]
         if len(low) != len(curves) or len(high) != len(curves):
             raise ValueError("band_low and band_high must hold one array per curve.")
-        pairs = [(np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64))
-                 for lo, hi in zip(low, high)]
-        for c, (lo, hi) in zip(curves, pairs):
-            if lo.shape != c.prob_pred.shape or hi.shape != c.prob_pred.shape:
-                raise ValueError("band_low and band_high must have one entry per bin of the "
-                                 f"curve ({c.prob_pred.shape[0]}); got {lo.shape} and "
-                                 f"{hi.shape}.")
+        pairs = []
+        for c, lo, hi in zip(curves, low, high):
+            for value, name in ((lo, "band_low"), (hi, "band_high")):
+                if np.ndim(value) == 1 and np.shape(value)[0] != c.prob_pred.shape[0]:
+                    raise ValueError(f"{name} must have one entry per bin of the curve "
+                                     f"({c.prob_pred.shape[0]}); got {np.shape(value)[0]}.")
+            # NaN (an interval a bin's weights could not give) is not drawn
+            pairs.append(tuple(check_display_array(v, name, size=c.prob_pred.shape[0],
+                                                   size_of="one per bin of the curve",
+                                                   low=0.0, high=1.0, allow_nan=True)
+                               for v, name in ((lo, "band_low"), (hi, "band_high"))))
         return pairs
 
     def plot(self, ax=None, *, name=None, show_counts=True, ref_line=True, band_kwargs=None,
@@ -333,11 +343,18 @@ class ReliabilityDisplay:
         name = check_name(name) if name is not None else self.estimator_name
         band_kwargs = check_kwargs(band_kwargs, "band_kwargs")
         bar_kwargs = check_kwargs(bar_kwargs, "bar_kwargs")
-        if self.band is not None:
-            check_option(self.band, "band", _BANDS)
+        check_display_option(self.band, "band", _BANDS, allow_none=True)
+        if self.band is None:
+            unused_kwargs(band_kwargs, "band_kwargs", "no band is drawn (band=None)")
+        if not show_counts:
+            unused_kwargs(bar_kwargs, "bar_kwargs", "no counts are drawn (show_counts=False)")
         curves = self.curves
         if not curves or not all(isinstance(c, ReliabilityCurve) for c in curves):
             raise TypeError("curve must be a ReliabilityCurve or a list of them.")
+        check_display_number(self.confidence_level, "confidence_level", low=0.0, high=1.0,
+                             low_open=True, high_open=True)
+        if self.estimator_name is not None:
+            check_name(self.estimator_name, "estimator_name")
         bands = self._bands()
         _, ax = get_axes(ax)
         self.diagonal_ = diagonal(ax) if ref_line else None
@@ -349,9 +366,10 @@ class ReliabilityDisplay:
                 label = f"class {curve.label}" if name is None else f"{name} (class {curve.label})"
             else:
                 label = name
-            line_kw = {"marker": "s", "markersize": 4, "linewidth": 1.5, "zorder": 3}
-            line_kw.update(kwargs)
-            (line,) = ax.plot(curve.prob_pred, curve.prob_true, label=label, **line_kw)
+            line_kw = {"marker": "s", "markersize": 4, "linewidth": 1.5, "zorder": 3,
+                       "label": label}
+            (line,) = draw_with(ax.plot, (curve.prob_pred, curve.prob_true), line_kw, kwargs,
+                                "kwargs")
             color = line.get_color()
             self.lines_.append(line)
             if band is None:
@@ -363,16 +381,15 @@ class ReliabilityDisplay:
                       else {"linewidth": 7, "alpha": 0.3})
                 kw.update({"colors": color, "zorder": 2, "gid": _BAND_GID,
                            "label": f"{_percent(self.confidence_level)} {kind}"})
-                kw.update(band_kwargs)
-                self.bands_.append(ax.vlines(curve.prob_pred, band[0], band[1], **kw))
+                self.bands_.append(draw_with(ax.vlines, (curve.prob_pred, band[0], band[1]),
+                                             kw, band_kwargs, "band_kwargs"))
             if twin is None:
                 self.count_bars_.append(None)
             else:
-                kw = {"color": color, "alpha": 0.25, "edgecolor": color, "linewidth": 0.5}
-                kw.update(bar_kwargs)
-                self.count_bars_.append(twin.bar(curve.bin_lower, curve.counts,
-                                                 width=curve.bin_upper - curve.bin_lower,
-                                                 align="edge", **kw))
+                kw = {"color": color, "alpha": 0.25, "edgecolor": color, "linewidth": 0.5,
+                      "width": curve.bin_upper - curve.bin_lower, "align": "edge"}
+                self.count_bars_.append(draw_with(twin.bar, (curve.bin_lower, curve.counts),
+                                                  kw, bar_kwargs, "bar_kwargs"))
         if twin is not None:
             _scale_twin(twin, [[p.get_height() for p in twin.patches]])
         first = curves[0]
@@ -448,6 +465,8 @@ class ReliabilityDisplay:
             check_option(band, "band", _BANDS)
         check_bool(show_counts, "show_counts")
         check_bool(ref_line, "ref_line")
+        check_kwargs(band_kwargs, "band_kwargs")
+        check_kwargs(bar_kwargs, "bar_kwargs")
         check_n_resamples(n_resamples)
         check_random_state_param(random_state)
         common = dict(mode=mode, strategy=strategy, n_bins=n_bins, min_bin_size=min_bin_size,
@@ -519,13 +538,15 @@ n_resamples, random_state, sample_weight
         _check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
-        return cls.from_predictions(
-            y, y_proba, labels=labels, pos_label=pos_label, mode=mode, classes=classes,
-            n_bins=n_bins, strategy=strategy, min_bin_size=min_bin_size, band=band,
-            confidence_level=confidence_level, n_resamples=n_resamples,
-            random_state=random_state, sample_weight=sample_weight, name=name, ax=ax,
-            show_counts=show_counts, ref_line=ref_line, band_kwargs=band_kwargs,
-            bar_kwargs=bar_kwargs, **kwargs)
+        check_rows(y, y_proba.shape[0])
+        with user_names(_ESTIMATOR_NAMES):
+            return cls.from_predictions(
+                y, y_proba, labels=labels, pos_label=pos_label, mode=mode, classes=classes,
+                n_bins=n_bins, strategy=strategy, min_bin_size=min_bin_size, band=band,
+                confidence_level=confidence_level, n_resamples=n_resamples,
+                random_state=random_state, sample_weight=sample_weight, name=name, ax=ax,
+                show_counts=show_counts, ref_line=ref_line, band_kwargs=band_kwargs,
+                bar_kwargs=bar_kwargs, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -588,6 +609,10 @@ class SmoothReliabilityDisplay:
     (``y* ~ Bernoulli(p)``, the smooth analogue of Broecker and Smith's consistency bars: where
     the curve leaves this band, it is not explained by chance). Both are pointwise, not
     simultaneous, bands.
+
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -707,12 +732,37 @@ class SmoothReliabilityDisplay:
         ref_line = check_bool(ref_line, "ref_line")
         name = check_name(name) if name is not None else self.estimator_name
         band_kwargs = check_kwargs(band_kwargs, "band_kwargs")
-        if self.band is not None:
-            check_option(self.band, "band", _SMOOTH_BANDS)
-            if self.band_low is None or self.band_high is None:
-                raise ValueError("band_low and band_high are needed to draw a band.")
-        _, ax = get_axes(ax)
+        check_display_option(self.band, "band", _SMOOTH_BANDS, allow_none=True)
+        if self.band is None:
+            unused_kwargs(band_kwargs, "band_kwargs", "no band is drawn (band=None)")
+        elif self.band_low is None or self.band_high is None:
+            raise ValueError("band_low and band_high are needed to draw a band.")
         c = self.curve
+        if not isinstance(c, SmoothReliabilityCurve):
+            raise TypeError("curve must be a SmoothReliabilityCurve (from "
+                            f"skcalib.smooth_reliability_curve); got {type(c).__name__}.")
+        grid = check_display_array(c.grid, "curve.grid", min_size=1, increasing=True)
+        n_grid = grid.size
+        size_of = "one per grid point of the curve"
+        # (a smoothed frequency may pass 1 by a rounding error: no bounds)
+        check_display_array(c.frequency, "curve.frequency", size=n_grid, size_of=size_of,
+                            allow_nan=True)
+        check_display_array(c.density, "curve.density", size=n_grid, size_of=size_of, low=0.0)
+        band_low = band_high = None
+        if self.band is not None:
+            band_low, band_high = (
+                check_display_array(v, n, size=n_grid, size_of=size_of, allow_nan=True)
+                for v, n in ((self.band_low, "band_low"), (self.band_high, "band_high")))
+        check_display_number(self.smece, "smece", low=0.0, allow_none=True)
+        check_display_number(self.confidence_level, "confidence_level", low=0.0, high=1.0,
+                             low_open=True, high_open=True)
+        check_display_option(self.mode, "mode", ("binary", "top_label"))
+        check_display_number(self.n_samples, "n_samples", low=0.0, low_open=True,
+                             allow_none=True)
+        check_display_number(self.min_support, "min_support", low=0.0)
+        if self.estimator_name is not None:
+            check_name(self.estimator_name, "estimator_name")
+        _, ax = get_axes(ax)
         self.diagonal_ = diagonal(ax) if ref_line else None
         label = name
         if self.smece is not None:
@@ -723,13 +773,13 @@ class SmoothReliabilityDisplay:
         if self.n_samples is not None:
             support = float(self.n_samples) * np.asarray(c.density) * 2.0 * c.bandwidth
             sparse = support < float(self.min_support)
-        line_kw = {"linewidth": 2, "zorder": 3}
-        line_kw.update(kwargs)
+        line_kw = {"linewidth": 2, "zorder": 3, "label": label}
         # the curve is drawn where it is supported; where fewer than min_support predictions
         # lie within one bandwidth it swings freely (from 0 to 1 on a handful of samples), and
         # only a faint line is drawn there
-        (self.line_,) = ax.plot(c.grid, np.where(sparse, np.nan, frequency), label=label,
-                                **line_kw)
+        (self.line_,) = draw_with(ax.plot, (c.grid, np.where(sparse, np.nan, frequency)),
+                                  line_kw, kwargs, "kwargs")
+        line_kw.update(kwargs)
         color = self.line_.get_color()
         self.unsupported_ = None
         if sparse.any():
@@ -744,10 +794,10 @@ class SmoothReliabilityDisplay:
             kind = "bootstrap band" if self.band == "bootstrap" else "consistency band"
             kw = {"color": color, "alpha": 0.2, "linewidth": 0, "zorder": 2, "gid": _BAND_GID,
                   "label": f"{_percent(self.confidence_level)} {kind}"}
-            kw.update(band_kwargs)
-            low, high = np.asarray(self.band_low), np.asarray(self.band_high)
-            self.band_ = ax.fill_between(c.grid, low, high, where=np.isfinite(low) &
-                                         np.isfinite(high), **kw)
+            low, high = band_low, band_high
+            kw["where"] = np.isfinite(low) & np.isfinite(high)
+            self.band_ = draw_with(ax.fill_between, (c.grid, low, high), kw, band_kwargs,
+                                   "band_kwargs")
         self.sparse_ = None
         if sparse.any():
             self.sparse_ = ax.fill_between(
@@ -819,6 +869,7 @@ class SmoothReliabilityDisplay:
             check_option(band, "band", _SMOOTH_BANDS)
         check_bool(show_density, "show_density")
         check_bool(ref_line, "ref_line")
+        check_kwargs(band_kwargs, "band_kwargs")
         check_n_resamples(n_resamples)
         check_random_state_param(random_state)
         check_confidence_level(confidence_level)
@@ -881,9 +932,11 @@ random_state, sample_weight
         _check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
-        return cls.from_predictions(
-            y, y_proba, labels=labels, pos_label=pos_label, mode=mode, bandwidth=bandwidth,
-            n_points=n_points, band=band, confidence_level=confidence_level,
-            n_resamples=n_resamples, random_state=random_state, sample_weight=sample_weight,
-            name=name, ax=ax, show_density=show_density, ref_line=ref_line,
-            band_kwargs=band_kwargs, **kwargs)
+        check_rows(y, y_proba.shape[0])
+        with user_names(_ESTIMATOR_NAMES):
+            return cls.from_predictions(
+                y, y_proba, labels=labels, pos_label=pos_label, mode=mode, bandwidth=bandwidth,
+                n_points=n_points, band=band, confidence_level=confidence_level,
+                n_resamples=n_resamples, random_state=random_state, sample_weight=sample_weight,
+                name=name, ax=ax, show_density=show_density, ref_line=ref_line,
+                band_kwargs=band_kwargs, **kwargs)

@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from .._validation import check_bool, check_numeric
+from .._validation import check_2d_features, check_bool, check_numeric
 from ..metrics._local import local_calibration_bias
-from ._base import get_axes
+from ._base import (check_display_array, check_kwargs, check_name, check_rows, draw_with,
+                    get_axes, predict_proba_of, unused_kwargs, user_names)
 
 __all__ = ["LocalCalibrationBiasDisplay"]
 
@@ -50,6 +51,9 @@ class LocalCalibrationBiasDisplay:
     drawn on top.
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`.
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -85,9 +89,9 @@ class LocalCalibrationBiasDisplay:
     """
 
     def __init__(self, feature_values, bias, groups=None, *, feature_name=None):
-        self.feature_values = np.asarray(feature_values)
-        self.bias = np.asarray(bias, dtype=np.float64)
-        self.groups = None if groups is None else np.asarray(groups)
+        self.feature_values = feature_values
+        self.bias = bias
+        self.groups = groups
         self.feature_name = feature_name
 
     def plot(self, ax=None, *, trend=True, scatter_kwargs=None, line_kwargs=None):
@@ -110,21 +114,40 @@ class LocalCalibrationBiasDisplay:
             ``self``, with ``ax_``, ``figure_``, ``scatters_`` and ``lines_``.
         """
         check_bool(trend, "trend")
+        scatter_kwargs = check_kwargs(scatter_kwargs, "scatter_kwargs")
+        line_kwargs = check_kwargs(line_kwargs, "line_kwargs")
+        if not trend:
+            unused_kwargs(line_kwargs, "line_kwargs", "no trend is drawn (trend=False)")
+        x = check_display_array(self.feature_values, "feature_values")
+        bias = check_display_array(self.bias, "bias", size=x.size,
+                                   size_of="one per entry of feature_values")
+        if self.groups is None:
+            groups = np.zeros(x.size, dtype=int)
+        else:
+            groups = np.asarray(self.groups)
+            if groups.shape != x.shape:
+                raise ValueError(f"groups must have shape ({x.size},) (one per entry of "
+                                 f"feature_values); got {groups.shape}.")
+        check_name(self.feature_name, "feature_name")
         _, ax = get_axes(ax)
-        x = np.asarray(self.feature_values, dtype=np.float64)
-        groups = self.groups if self.groups is not None else np.zeros(x.size, dtype=int)
-        labels = np.unique(groups)
+        try:
+            labels = np.unique(groups)
+        except TypeError:  # mixed types cannot be sorted
+            raise ValueError("groups must hold values of one type (they are sorted for the "
+                             "legend).") from None
         self.scatters_, self.lines_ = {}, {}
         grid = np.linspace(np.min(x), np.max(x), 201) if x.size else np.zeros(0)
         for i, g in enumerate(labels):
             mask = groups == g
             color = f"C{i % 10}"
             label = None if self.groups is None else str(g)
-            self.scatters_[g] = ax.scatter(x[mask], self.bias[mask], s=8, alpha=0.5,
-                                           color=color, label=label, **(scatter_kwargs or {}))
+            self.scatters_[g] = draw_with(ax.scatter, (x[mask], bias[mask]),
+                                          {"s": 8, "alpha": 0.5, "color": color,
+                                           "label": label}, scatter_kwargs, "scatter_kwargs")
             if trend and mask.sum() > 1:
-                (line,) = ax.plot(grid, _smooth(x[mask], self.bias[mask], grid), color=color,
-                                  linewidth=2, **(line_kwargs or {}))
+                (line,) = draw_with(ax.plot, (grid, _smooth(x[mask], bias[mask], grid)),
+                                    {"color": color, "linewidth": 2}, line_kwargs,
+                                    "line_kwargs")
                 self.lines_[g] = line
         ax.axhline(0.0, color="black", linewidth=1)
         ax.set_xlabel(self.feature_name or "feature")
@@ -211,12 +234,22 @@ trend
         LocalCalibrationBiasDisplay
         """
         classes = getattr(estimator, "classes_", None)
-        if classes is None or len(classes) != 2:
+        if classes is not None and len(classes) != 2:
             raise ValueError("LocalCalibrationBiasDisplay.from_estimator needs a fitted binary "
-                             f"classifier; got {type(estimator).__name__}.")
-        proba = estimator.predict_proba(X)
-        return cls.from_predictions(y, proba, audit_features, feature=feature, group=group,
-                                    kernel=kernel, feature_kernel=feature_kernel,
-                                    standardize=standardize, leave_one_out=leave_one_out,
-                                    labels=estimator.classes_, random_state=random_state,
-                                    ax=ax, trend=trend)
+                             f"classifier; got {type(estimator).__name__} with "
+                             f"{len(classes)} classes.")
+        proba, classes = predict_proba_of(estimator, X)
+        check_rows(y, proba.shape[0])
+        # the audit features are checked under their own name here: from_predictions calls
+        # them X, which in this method is the model's input
+        A = check_2d_features(audit_features, "audit_features")
+        if A.shape[0] != proba.shape[0]:
+            raise ValueError(f"audit_features has {A.shape[0]} rows but X has "
+                             f"{proba.shape[0]}; they must describe the same samples.")
+        with user_names({"y_true": "y", "y_proba": "the estimator's predict_proba(X)",
+                         "X": "audit_features"}):
+            return cls.from_predictions(y, proba, audit_features, feature=feature,
+                                        group=group, kernel=kernel,
+                                        feature_kernel=feature_kernel, standardize=standardize,
+                                        leave_one_out=leave_one_out, labels=classes,
+                                        random_state=random_state, ax=ax, trend=trend)

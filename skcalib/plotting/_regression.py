@@ -25,8 +25,9 @@ from ..distributions import as_distribution
 from ..metrics._regression import _check_grid, _check_levels, _is_univariate
 from ..metrics._reliability import _binomial_interval
 from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
-from ._base import (check_kwargs, check_name, diagonal, distribution_of, draw_once,
-                    estimator_name, get_axes)
+from ._base import (check_display_array, check_display_number, check_display_option,
+                    check_kwargs, check_name, check_rows, diagonal, distribution_of, draw_once,
+                    draw_with, estimator_name, get_axes, user_names)
 
 __all__ = ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]
 
@@ -110,14 +111,37 @@ def _check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs):
     return lv, confidence_level
 
 
-def _regression_prediction(estimator, X):
-    """A fitted regressor's univariate predictive distribution, or a TypeError naming it."""
+def _regression_prediction(estimator, X, y):
+    """A fitted regressor's univariate predictive distribution, or a TypeError naming it; ``y``
+    must have one target per row of ``X``."""
     dist = distribution_of(estimator, X)
     if not _is_univariate(dist):
         raise TypeError(f"{type(estimator).__name__} predicts a {type(dist).__name__}; these "
                         "Displays need a regressor with a univariate predictive distribution "
                         "(predict(X, return_std=True) or predict_distribution(X)).")
+    check_rows(y, dist.n_samples)
     return dist
+
+
+#: from_estimator passes its ``y`` and the model's predictions on ``X`` to the metrics
+_ESTIMATOR_NAMES = {"y_true": "y", "y_pred": "the estimator's predictions on X"}
+
+
+def _check_band_arrays(display, size, size_of, low=0.0, high=None):
+    """``(band_low, band_high)`` of a Display (both None, or both arrays of ``size`` finite
+    entries in ``[low, high]``) and its ``band`` and ``confidence_level``."""
+    check_display_option(display.band, "band", _BANDS, allow_none=True)
+    check_display_number(display.confidence_level, "confidence_level", low=0.0, high=1.0,
+                         low_open=True, high_open=True)
+    if (display.band_low is None) != (display.band_high is None):
+        raise ValueError("band_low and band_high must be given together (or both None).")
+    if display.band_low is None:
+        return None, None
+    lo, hi = (check_display_array(v, n, size=size, size_of=size_of, low=low, high=high)
+              for v, n in ((display.band_low, "band_low"), (display.band_high, "band_high")))
+    if np.any(lo > hi):
+        raise ValueError("band_low must not exceed band_high.")
+    return lo, hi
 
 
 def _weights_and_trials(sample_weight, n_samples):
@@ -226,6 +250,9 @@ class PITHistogramDisplay:
     :func:`skcalib.stats.pit_test`.
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`.
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -276,11 +303,11 @@ class PITHistogramDisplay:
 
     def __init__(self, edges, heights, n_trials, *, band_low=None, band_high=None, band=None,
                  confidence_level=0.95, pit_values=None, name=None):
-        self.edges = np.asarray(edges, dtype=np.float64)
-        self.heights = np.asarray(heights, dtype=np.float64)
+        self.edges = edges
+        self.heights = heights
         self.n_trials = n_trials
-        self.band_low = None if band_low is None else np.asarray(band_low, dtype=np.float64)
-        self.band_high = None if band_high is None else np.asarray(band_high, dtype=np.float64)
+        self.band_low = band_low
+        self.band_high = band_high
         self.band = band
         self.confidence_level = confidence_level
         self.pit_values = pit_values
@@ -308,34 +335,42 @@ class PITHistogramDisplay:
         name = check_name(name)
         check_option(histtype, "histtype", ("bar", "step"))
         hist_kwargs = check_kwargs(hist_kwargs, "hist_kwargs")
+        edges = check_display_array(self.edges, "edges", min_size=2, low=0.0, high=1.0,
+                                    increasing=True)
+        n_bins = edges.size - 1
+        heights = check_display_array(self.heights, "heights", size=n_bins,
+                                      size_of="one per bin, one fewer than edges", low=0.0)
+        check_display_number(self.n_trials, "n_trials", low=0.0, low_open=True, allow_inf=True)
+        band_low, band_high = _check_band_arrays(self, n_bins, "one per bin")
+        check_name(self.name)
         _, ax = get_axes(ax)
         from matplotlib.colors import to_rgba
 
         label = name if name is not None else self.name
-        if self.band_low is not None:
-            lo = np.append(self.band_low, self.band_low[-1])
-            hi = np.append(self.band_high, self.band_high[-1])
+        if band_low is not None:
+            lo = np.append(band_low, band_low[-1])
+            hi = np.append(band_high, band_high[-1])
             kind = "simultaneous" if self.band == "simultaneous" else "pointwise"
 
             def draw():
                 # hatched, not filled, and above the bars: a filled band under translucent
                 # bars mixes into two shades per bar
                 return ax.fill_between(
-                    self.edges, lo, hi, step="post", facecolor="none", edgecolor="0.45",
+                    edges, lo, hi, step="post", facecolor="none", edgecolor="0.45",
                     hatch="////", linewidth=0, zorder=2.5,
                     label=f"{self.confidence_level:.0%} {kind} band if uniform")
 
-            self.band_ = _shared_band(ax, _BAND_GID, (self.edges, lo, hi), draw)
+            self.band_ = _shared_band(ax, _BAND_GID, (edges, lo, hi), draw)
         else:
             self.band_ = None
         def uniform():
             return ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="Uniform")
 
         self.line_ = draw_once(ax, _UNIFORM_GID, uniform)
-        kwargs = {"linewidth": 1.5, "label": label}
-        kwargs.update(hist_kwargs)
         fill = histtype == "bar"
-        self.bars_ = ax.stairs(self.heights, self.edges, fill=fill, **kwargs)
+        self.bars_ = draw_with(ax.stairs, (heights, edges),
+                               {"linewidth": 1.5, "label": label, "fill": fill}, hist_kwargs,
+                               "hist_kwargs")
         if fill:
             # the colour the cycle (or ``color``) gave: translucent inside, opaque outline
             color = self.bars_.get_facecolor()
@@ -442,11 +477,12 @@ class PITHistogramDisplay:
         """
         name = estimator_name(estimator, name)
         _check_pit_params(bins, band, confidence_level, name, ax, histtype, hist_kwargs)
-        dist = _regression_prediction(estimator, X)
-        return cls.from_predictions(y, dist, bins=bins, band=band,
-                                    confidence_level=confidence_level,
-                                    sample_weight=sample_weight, name=name, ax=ax,
-                                    histtype=histtype, hist_kwargs=hist_kwargs)
+        dist = _regression_prediction(estimator, X, y)
+        with user_names(_ESTIMATOR_NAMES):
+            return cls.from_predictions(y, dist, bins=bins, band=band,
+                                        confidence_level=confidence_level,
+                                        sample_weight=sample_weight, name=name, ax=ax,
+                                        histtype=histtype, hist_kwargs=hist_kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -528,6 +564,9 @@ class QuantileCalibrationDisplay:
     probability (see :func:`quantile_curve_band`).
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`.
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -578,12 +617,12 @@ class QuantileCalibrationDisplay:
 
     def __init__(self, expected, observed, miscalibration_area, *, proportion="quantile",
                  band_low=None, band_high=None, band=None, confidence_level=0.95, name=None):
-        self.expected = np.asarray(expected, dtype=np.float64)
-        self.observed = np.asarray(observed, dtype=np.float64)
-        self.miscalibration_area = float(miscalibration_area)
+        self.expected = expected
+        self.observed = observed
+        self.miscalibration_area = miscalibration_area
         self.proportion = proportion
-        self.band_low = None if band_low is None else np.asarray(band_low, dtype=np.float64)
-        self.band_high = None if band_high is None else np.asarray(band_high, dtype=np.float64)
+        self.band_low = band_low
+        self.band_high = band_high
         self.band = band
         self.confidence_level = confidence_level
         self.name = name
@@ -611,29 +650,38 @@ class QuantileCalibrationDisplay:
         name = check_name(name)
         check_bool(fill, "fill")
         line_kwargs = check_kwargs(line_kwargs, "line_kwargs")
+        expected = check_display_array(self.expected, "expected", min_size=1, low=0.0,
+                                       high=1.0, increasing=True)
+        size_of = "one per entry of expected"
+        observed = check_display_array(self.observed, "observed", size=expected.size,
+                                       size_of=size_of, low=0.0, high=1.0)
+        area = check_display_number(self.miscalibration_area, "miscalibration_area", low=0.0)
+        check_display_option(self.proportion, "proportion", ("quantile", "interval"))
+        band_low, band_high = _check_band_arrays(self, expected.size, size_of, high=1.0)
+        check_name(self.name)
         _, ax = get_axes(ax)
         name = name if name is not None else self.name
-        area = f"miscalibration area {self.miscalibration_area:.3f}"
+        area = f"miscalibration area {area:.3f}"
         # a long name gets the area on a second line (one line would spill out of the axes)
         sep = "\n" if name is not None and len(name) + len(area) > 45 else " "
         kwargs = {"label": area if name is None else f"{name}{sep}({area})", "linewidth": 1.5}
-        kwargs.update(line_kwargs)
         self.diagonal_ = diagonal(ax)
         self.band_ = None
-        if self.band_low is not None:
+        if band_low is not None:
             kind = "simultaneous" if self.band == "simultaneous" else "pointwise"
 
             def draw():
                 return ax.fill_between(
-                    self.expected, self.band_low, self.band_high, color="grey", alpha=0.2,
+                    expected, band_low, band_high, color="grey", alpha=0.2,
                     linewidth=0, label=f"{self.confidence_level:.0%} {kind} band if calibrated")
 
-            self.band_ = _shared_band(ax, _CURVE_BAND_GID,
-                                      (self.expected, self.band_low, self.band_high), draw)
-        (self.line_,) = ax.plot(self.expected, self.observed, **kwargs)
+            self.band_ = _shared_band(ax, _CURVE_BAND_GID, (expected, band_low, band_high),
+                                      draw)
+        (self.line_,) = draw_with(ax.plot, (expected, observed), kwargs, line_kwargs,
+                                  "line_kwargs")
         self.fill_ = None
         if fill:
-            self.fill_ = ax.fill_between(self.expected, self.expected, self.observed,
+            self.fill_ = ax.fill_between(expected, expected, observed,
                                          color=self.line_.get_color(), alpha=0.2, linewidth=0)
         xlabel, ylabel = _PROPORTION_LABELS.get(self.proportion, _PROPORTION_LABELS["quantile"])
         ax.set_xlim(0.0, 1.0)
@@ -744,11 +792,12 @@ class QuantileCalibrationDisplay:
         name = estimator_name(estimator, name)
         _check_quantile_params(quantiles, proportion, band, confidence_level, name, ax, fill,
                                line_kwargs)
-        dist = _regression_prediction(estimator, X)
-        return cls.from_predictions(y, dist, quantiles=quantiles, proportion=proportion,
-                                    band=band, confidence_level=confidence_level,
-                                    sample_weight=sample_weight, name=name, ax=ax, fill=fill,
-                                    line_kwargs=line_kwargs)
+        dist = _regression_prediction(estimator, X, y)
+        with user_names(_ESTIMATOR_NAMES):
+            return cls.from_predictions(y, dist, quantiles=quantiles, proportion=proportion,
+                                        band=band, confidence_level=confidence_level,
+                                        sample_weight=sample_weight, name=name, ax=ax, fill=fill,
+                                        line_kwargs=line_kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -769,6 +818,9 @@ class IntervalCoverageDisplay:
     dependent.
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`.
+    The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
+    checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
+    edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
 
     Parameters
     ----------
@@ -813,10 +865,10 @@ class IntervalCoverageDisplay:
 
     def __init__(self, levels, coverage, ci_low, ci_high, *, confidence_level=0.95,
                  n_trials=None, name=None):
-        self.levels = np.asarray(levels, dtype=np.float64)
-        self.coverage = np.asarray(coverage, dtype=np.float64)
-        self.ci_low = np.asarray(ci_low, dtype=np.float64)
-        self.ci_high = np.asarray(ci_high, dtype=np.float64)
+        self.levels = levels
+        self.coverage = coverage
+        self.ci_low = ci_low
+        self.ci_high = ci_high
         self.confidence_level = confidence_level
         self.n_trials = n_trials
         self.name = name
@@ -840,14 +892,28 @@ class IntervalCoverageDisplay:
         """
         name = check_name(name)
         errorbar_kwargs = check_kwargs(errorbar_kwargs, "errorbar_kwargs")
+        levels = check_display_array(self.levels, "levels", min_size=1, low=0.0, high=1.0,
+                                     low_open=True, high_open=True)
+        size_of = "one per level"
+        coverage, ci_low, ci_high = (
+            check_display_array(v, n, size=levels.size, size_of=size_of, low=0.0, high=1.0)
+            for v, n in ((self.coverage, "coverage"), (self.ci_low, "ci_low"),
+                         (self.ci_high, "ci_high")))
+        if np.any(ci_low > ci_high):
+            raise ValueError("ci_low must not exceed ci_high.")
+        check_display_number(self.confidence_level, "confidence_level", low=0.0, high=1.0,
+                             low_open=True, high_open=True)
+        check_display_number(self.n_trials, "n_trials", low=0.0, low_open=True,
+                             allow_inf=True, allow_none=True)
+        check_name(self.name)
         _, ax = get_axes(ax)
         name = name if name is not None else self.name
         kwargs = {"marker": "o", "markersize": 4, "capsize": 3, "linewidth": 1.5, "label": name}
-        kwargs.update(errorbar_kwargs)
         self.diagonal_ = diagonal(ax)
-        yerr = np.vstack([self.coverage - self.ci_low, self.ci_high - self.coverage])
-        self.errorbar_ = ax.errorbar(self.levels, self.coverage, yerr=np.maximum(yerr, 0.0),
-                                     **kwargs)
+        yerr = np.vstack([coverage - ci_low, ci_high - coverage])
+        kwargs["yerr"] = np.maximum(yerr, 0.0)
+        self.errorbar_ = draw_with(ax.errorbar, (levels, coverage), kwargs, errorbar_kwargs,
+                                   "errorbar_kwargs")
         self.line_ = self.errorbar_.lines[0]
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, 1.0)
@@ -941,7 +1007,8 @@ class IntervalCoverageDisplay:
         """
         name = estimator_name(estimator, name)
         _check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs)
-        dist = _regression_prediction(estimator, X)
-        return cls.from_predictions(y, dist, levels=levels, confidence_level=confidence_level,
-                                    sample_weight=sample_weight, name=name, ax=ax,
-                                    errorbar_kwargs=errorbar_kwargs)
+        dist = _regression_prediction(estimator, X, y)
+        with user_names(_ESTIMATOR_NAMES):
+            return cls.from_predictions(y, dist, levels=levels, confidence_level=confidence_level,
+                                        sample_weight=sample_weight, name=name, ax=ax,
+                                        errorbar_kwargs=errorbar_kwargs)
