@@ -17,7 +17,7 @@ from numbers import Integral
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin, RegressorMixin,
-                          TransformerMixin, clone, is_classifier)
+                          TransformerMixin, clone, is_classifier, is_regressor)
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import BayesianRidge, LogisticRegression
 from sklearn.model_selection import check_cv
