@@ -40,7 +40,7 @@ def pass_distributions_through_set_output(cls, returns_distribution):
     ``functools.wraps`` of scikit-learn's wrapper), otherwise the wrapped one.
     """
     for method in ("transform", "fit_transform"):
-        wrapped = cls.__dict__[method]
+        wrapped = getattr(cls, method)  # the class's own, or TransformerMixin's fit_transform
         raw = getattr(wrapped, "__wrapped__", wrapped)
 
         def dispatch(self, X, *args, _wrapped=wrapped, _raw=raw, **kwargs):
@@ -51,7 +51,75 @@ def pass_distributions_through_set_output(cls, returns_distribution):
     return cls
 
 
-class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
+class DistributionRecalibratorMixin:
+    """What every recalibrator of predictive distributions does alike, given its
+    ``predict_distribution(X)``: ``predict`` (means and standard deviations) and ``score`` (the
+    mean log predictive density); ``fit_transform`` is scikit-learn's ``TransformerMixin``'s. Used by
+    :class:`DistributionTemperatureScaling`, :class:`QuantileRecalibration` and
+    :class:`DistributionIdentityRecalibration`."""
+
+    def _real_valued(self, X, what):
+        dist = self.predict_distribution(X)
+        if isinstance(dist, Categorical):
+            raise TypeError(f"{what} is defined for real-valued predictions; use "
+                            "predict_distribution for class probabilities.")
+        return dist
+
+    def predict(self, X, return_std=False):
+        """Means and, optionally, standard deviations of the recalibrated predictions.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Real-valued predictions of the family seen in ``fit``.
+        return_std : bool, default=False
+            Also return the standard deviations.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,) or (n_samples, d)
+        std : ndarray of shape (n_samples,) or (n_samples, d)
+            Only with ``return_std=True``.
+        """
+        check_bool(return_std, "return_std")
+        dist = self._real_valued(X, "predict")
+        mean = np.array(dist.mean)
+        return (mean, np.sqrt(dist.variance)) if return_std else mean
+
+    def score(self, X, y, sample_weight=None):
+        """Mean log predictive density of ``y`` under the recalibrated predictions.
+
+        Parameters
+        ----------
+        X : Distribution or array-like of shape (n_samples, 2)
+            Real-valued predictions of the family seen in ``fit``.
+        y : array-like of shape (n_samples,) or (n_samples, d)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the mean.
+
+        Returns
+        -------
+        score : float
+        """
+        dist = self._real_valued(X, "score")
+        y = check_targets(check_y_given(y), dist, name="y", pred_name="X")
+        w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
+        return float(np.average(dist.log_pdf(y), weights=w))
+
+    def _array_feature_names_out(self, input_features):
+        """``["mean", "std"]``, the columns of ``transform`` for a ``[mean, std]`` array."""
+        check_is_fitted(self)
+        if self._signature != "Normal":
+            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
+                             "in fit), which have no column names; only Normal predictions "
+                             "given as [mean, std] arrays do.")
+        check_input_features(input_features, 2)
+        return np.asarray(["mean", "std"], dtype=object)
+
+
+class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerMixin,
+                                     BaseEstimator):
     """Temperature scaling of predictive distributions (Widmann et al. 2021, Definition F.1).
 
     A predictive density ``p`` becomes ``q proportional to p**(1/T)``; for the families of
@@ -250,24 +318,6 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
-    def fit_transform(self, X, y=None, **fit_params):
-        """:meth:`fit`, then :meth:`transform` of ``X``.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Predictive distributions, or Normal means and standard deviations.
-        y : array-like of shape (n_samples,) or (n_samples, d)
-            True targets.
-        **fit_params : dict
-            Passed to :meth:`fit` (``sample_weight``).
-
-        Returns
-        -------
-        Distribution or ndarray of shape (n_samples, 2)
-        """
-        return self.fit(X, y, **fit_params).transform(X)
-
     def get_feature_names_out(self, input_features=None):
         """Columns of :meth:`transform` for array input: ``["mean", "std"]``.
 
@@ -280,13 +330,7 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
         -------
         feature_names_out : ndarray of str objects
         """
-        check_is_fitted(self)
-        if self._signature != "Normal":
-            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
-                             "in fit), which have no column names; only Normal predictions "
-                             "given as [mean, std] arrays do.")
-        check_input_features(input_features, 2)
-        return np.asarray(["mean", "std"], dtype=object)
+        return self._array_feature_names_out(input_features)
 
     def predict_distribution(self, X):
         """The tempered predictions as a distribution object.
@@ -328,55 +372,6 @@ class DistributionTemperatureScaling(TransformerMixin, BaseEstimator):
             P[:, order] = self._categorical.predict_proba(dist.probs[:, order])
             return Categorical(P, dist.classes)
         return dist.tempered(self.temperature_)
-
-    def predict(self, X, return_std=False):
-        """Predicted means (unchanged by the temperature) and, optionally, tempered std.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Real-valued predictions of the family seen in ``fit``.
-        return_std : bool, default=False
-            Also return the standard deviations of the tempered predictions.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,) or (n_samples, d)
-        std : ndarray of shape (n_samples,) or (n_samples, d)
-            Only with ``return_std=True``.
-        """
-        check_bool(return_std, "return_std")
-        dist = self.predict_distribution(X)
-        if isinstance(dist, Categorical):
-            raise TypeError("predict is defined for real-valued predictions; use "
-                            "predict_distribution (or TemperatureScaling) for class "
-                            "probabilities.")
-        mean = np.array(dist.mean)
-        return (mean, np.sqrt(dist.variance)) if return_std else mean
-
-    def score(self, X, y, sample_weight=None):
-        """Mean log predictive density of ``y`` under the tempered predictions.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Real-valued predictions of the family seen in ``fit``.
-        y : array-like of shape (n_samples,) or (n_samples, d)
-            True targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the mean.
-
-        Returns
-        -------
-        score : float
-        """
-        dist = self.predict_distribution(X)
-        if isinstance(dist, Categorical):
-            raise TypeError("score is defined for real-valued predictions.")
-        y = check_targets(check_y_given(y), dist, name="y")
-        w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
-        return float(np.average(dist.log_pdf(y), weights=w))
-
 
 #: The families that temperature scaling maps into themselves (``Categorical`` is fitted by
 #: :class:`TemperatureScaling`); mixtures of them too.

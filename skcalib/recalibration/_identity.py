@@ -14,11 +14,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
-from .._validation import check_bool, check_sample_weight
-from ..distributions import Categorical, as_distribution, is_distribution
-from ._base import ClassifierRecalibrator, check_input_features
-from ._checks import check_y_given
-from ._distribution import family_signature, pass_distributions_through_set_output
+from .._validation import check_sample_weight
+from ..distributions import Categorical, is_distribution
+from ._base import ClassifierRecalibrator
+from ._checks import check_distribution_predictions, check_y_given
+from ._distribution import (DistributionRecalibratorMixin, family_signature,
+                            pass_distributions_through_set_output)
 
 __all__ = ["IdentityRecalibration", "DistributionIdentityRecalibration"]
 
@@ -79,7 +80,8 @@ class IdentityRecalibration(ClassifierRecalibrator):
         return softmax(L, axis=1)
 
 
-class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
+class DistributionIdentityRecalibration(DistributionRecalibratorMixin, TransformerMixin,
+                                        BaseEstimator):
     """No recalibration of predictive distributions: they pass through unchanged.
 
     ``recalibrator="none"`` of :class:`RecalibratedRegressor` selects it, so that a grid over
@@ -127,7 +129,7 @@ class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
         -------
         self : DistributionIdentityRecalibration
         """
-        dist, from_array = as_distribution(X, "X")
+        dist, from_array = check_distribution_predictions(X, "X")
         check_feature_names(self, X, reset=True)
         check_sample_weight(sample_weight, dist.n_samples)
         y = check_y_given(y)
@@ -148,7 +150,7 @@ class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
     def _check(self, X):
         check_is_fitted(self)
         check_feature_names(self, X, reset=False)
-        dist, from_array = as_distribution(X, "X")
+        dist, from_array = check_distribution_predictions(X, "X")
         sig = family_signature(dist)
         if sig != self._signature:
             raise ValueError(f"X holds {sig} predictions but {self._signature} predictions were "
@@ -170,24 +172,6 @@ class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
         dist, from_array = self._check(X)
         return np.column_stack([dist.loc, dist.scale]) if from_array else dist
 
-    def fit_transform(self, X, y=None, **fit_params):
-        """:meth:`fit`, then :meth:`transform` of ``X``.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Predictive distributions, or Normal means and standard deviations.
-        y : array-like of shape (n_samples,) or (n_samples, d)
-            True targets.
-        **fit_params : dict
-            Passed to :meth:`fit` (``sample_weight``).
-
-        Returns
-        -------
-        Distribution or ndarray of shape (n_samples, 2)
-        """
-        return self.fit(X, y, **fit_params).transform(X)
-
     def predict_distribution(self, X):
         """The predictions as a distribution object, unchanged.
 
@@ -202,30 +186,6 @@ class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
         """
         return self._check(X)[0]
 
-    def predict(self, X, return_std=False):
-        """Predicted means and, optionally, standard deviations (those of ``X``).
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Real-valued predictions of the family seen in ``fit``.
-        return_std : bool, default=False
-            Also return the standard deviations.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,) or (n_samples, d)
-        std : ndarray of shape (n_samples,) or (n_samples, d)
-            Only with ``return_std=True``.
-        """
-        check_bool(return_std, "return_std")
-        dist = self.predict_distribution(X)
-        if isinstance(dist, Categorical):
-            raise TypeError("predict is defined for real-valued predictions; use "
-                            "predict_distribution for class probabilities.")
-        mean = np.array(dist.mean)
-        return (mean, np.sqrt(dist.variance)) if return_std else mean
-
     def get_feature_names_out(self, input_features=None):
         """Columns of :meth:`transform` for array input: ``["mean", "std"]``.
 
@@ -238,13 +198,7 @@ class DistributionIdentityRecalibration(TransformerMixin, BaseEstimator):
         -------
         feature_names_out : ndarray of str objects
         """
-        check_is_fitted(self)
-        if self._signature != "Normal":
-            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
-                             "in fit), which have no column names; only Normal predictions "
-                             "given as [mean, std] arrays do.")
-        check_input_features(input_features, 2)
-        return np.asarray(["mean", "std"], dtype=object)
+        return self._array_feature_names_out(input_features)
 
 
 pass_distributions_through_set_output(DistributionIdentityRecalibration,

@@ -6,11 +6,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
-from .._validation import check_bool, check_sample_weight, check_scalar_param
+from .._validation import check_sample_weight, check_scalar_param
 from ..distributions import Recalibrated
-from ..metrics._regression import _is_univariate, check_univariate_predictions
+from ..metrics._regression import _is_univariate
 from ._checks import check_distribution_predictions, check_y_given
-from ._distribution import family_signature
+from ._distribution import DistributionRecalibratorMixin, family_signature
 
 
 def pit_ecdf_map(u, w=None, n_knots=None):
@@ -47,7 +47,7 @@ def pit_ecdf_map(u, w=None, n_knots=None):
     return knots, values
 
 
-class QuantileRecalibration(TransformerMixin, BaseEstimator):
+class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, BaseEstimator):
     """Quantile recalibration of univariate predictive distributions (Kuleshov et al. 2018).
 
     The probability integral transforms ``u_i = F_i(y_i)`` of the held-out predictions are
@@ -201,24 +201,6 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         """
         return self._recalibrate(X)
 
-    def fit_transform(self, X, y=None, **fit_params):
-        """:meth:`fit`, then :meth:`transform` of ``X``.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Univariate predictive distributions, or Normal means and standard deviations.
-        y : array-like of shape (n_samples,)
-            Real targets.
-        **fit_params : dict
-            Passed to :meth:`fit` (``sample_weight``).
-
-        Returns
-        -------
-        Recalibrated
-        """
-        return self.fit(X, y, **fit_params).transform(X)
-
     def predict_distribution(self, X):
         """The recalibrated predictive distributions (as :meth:`transform`).
 
@@ -232,45 +214,3 @@ class QuantileRecalibration(TransformerMixin, BaseEstimator):
         Recalibrated
         """
         return self._recalibrate(X)
-
-    def predict(self, X, return_std=False):
-        """Means and, optionally, standard deviations of the recalibrated distributions.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Predictions of the family seen in ``fit``.
-        return_std : bool, default=False
-            Also return the standard deviations.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_samples,)
-        std : ndarray of shape (n_samples,)
-            Only with ``return_std=True``.
-        """
-        check_bool(return_std, "return_std")
-        dist = self._recalibrate(X)
-        mean = np.array(dist.mean)
-        return (mean, np.sqrt(dist.variance)) if return_std else mean
-
-    def score(self, X, y, sample_weight=None):
-        """Mean log predictive density of ``y`` under the recalibrated distributions.
-
-        Parameters
-        ----------
-        X : Distribution or array-like of shape (n_samples, 2)
-            Predictions of the family seen in ``fit``.
-        y : array-like of shape (n_samples,)
-            Real targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the mean.
-
-        Returns
-        -------
-        score : float
-        """
-        dist = self._recalibrate(X)
-        y = check_targets(check_y_given(y), dist, name="y")  # its errors name y, not y_true
-        dist, y, w = check_univariate_predictions(y, dist, sample_weight)
-        return float(np.average(dist.log_pdf(y), weights=w))
