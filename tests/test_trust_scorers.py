@@ -615,7 +615,7 @@ def test_identity_distribution_recalibrator_checks_the_family():
     assert est.transform(d) is d
     assert_array_equal(est.fit([[0.0, 1.0], [1.0, 2.0]], [0.0, 1.0]).transform(
         [[0.0, 1.0]]), [[0.0, 1.0]])
-    with pytest.raises(ValueError, match="Laplace predictions but Normal"):
+    with pytest.raises(ValueError, match="Laplace predictions but the recalibrator was fitted on Normal"):
         est.transform(Laplace(np.zeros(3), np.ones(3)))
     with pytest.raises(ValueError, match="y"):
         DistributionIdentityRecalibration().fit(d, None)

@@ -58,6 +58,32 @@ class DistributionRecalibratorMixin:
     :class:`DistributionTemperatureScaling`, :class:`QuantileRecalibration` and
     :class:`DistributionIdentityRecalibration`."""
 
+    #: What was fitted, for the message when ``X`` changes family ("the temperature", ...).
+    _fitted_what = "the recalibrator"
+
+    def _record_family(self, dist, from_array):
+        """At fit: remember the family of the predictions (and ``n_features_in_ = 2`` for a
+        ``[mean, std]`` array; a refit on distribution objects drops it)."""
+        self.family_ = type(dist).__name__
+        self._signature = family_signature(dist)
+        if from_array:
+            self.n_features_in_ = 2
+        elif hasattr(self, "n_features_in_"):
+            del self.n_features_in_
+
+    def _fitted_predictions(self, X):
+        """``(dist, from_array)`` of ``X`` after fit, of the family seen in ``fit``."""
+        check_is_fitted(self)
+        check_feature_names(self, X, reset=False)
+        dist, from_array = check_distribution_predictions(X, "X")
+        sig = family_signature(dist)
+        if sig != self._signature:
+            raise ValueError(
+                f"X holds {sig} predictions but {self._fitted_what} was fitted on "
+                f"{self._signature} predictions; it does not apply to another family. Fit on "
+                "predictions of the family you transform.")
+        return dist, from_array
+
     def _real_valued(self, X, what):
         dist = self.predict_distribution(X)
         if isinstance(dist, Categorical):
@@ -217,6 +243,8 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         self.n_mc_samples = n_mc_samples
         self.random_state = random_state
 
+    _fitted_what = "the temperature"
+
     def fit(self, X, y, sample_weight=None):
         """Fit the temperature on predictions ``X`` and targets ``y``.
 
@@ -252,13 +280,8 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
                 T = self._fit_skce(dist, y, T, w)
             self._categorical = None
         self.temperature_ = float(T)
-        self.family_ = type(dist).__name__
-        self._signature = family_signature(dist)
+        self._record_family(dist, from_array)
         self._from_array = from_array
-        if from_array:
-            self.n_features_in_ = 2
-        elif hasattr(self, "n_features_in_"):
-            del self.n_features_in_  # a refit on distributions
         return self
 
     def _check_params(self):
@@ -312,9 +335,7 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
             with the columns :meth:`get_feature_names_out` after
             ``set_output(transform="pandas")``).
         """
-        check_is_fitted(self)
-        check_feature_names(self, X, reset=False)
-        dist, from_array = check_distribution_predictions(X, "X")
+        dist, from_array = self._fitted_predictions(X)
         out = self._temper(dist)
         return np.column_stack([out.loc, out.scale]) if from_array else out
 
@@ -344,17 +365,9 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         -------
         Distribution
         """
-        check_is_fitted(self)
-        check_feature_names(self, X, reset=False)
-        return self._temper(check_distribution_predictions(X, "X")[0])
+        return self._temper(self._fitted_predictions(X)[0])
 
     def _check_family(self, dist):
-        sig = family_signature(dist)
-        if sig != self._signature:
-            raise ValueError(
-                f"X holds {sig} predictions but the temperature was fitted on {self._signature} "
-                "predictions; a temperature fitted on one family does not apply to another. Fit "
-                "on predictions of the family you transform.")
         if isinstance(dist, Categorical):
             fitted = self._categorical.classes_
             if not np.array_equal(np.sort(dist.classes), fitted):

@@ -10,7 +10,6 @@ so that the candidate is exactly the model itself).
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
@@ -18,8 +17,7 @@ from .._validation import check_sample_weight
 from ..distributions import Categorical, is_distribution
 from ._base import ClassifierRecalibrator
 from ._checks import check_distribution_predictions, check_y_given
-from ._distribution import (DistributionRecalibratorMixin, family_signature,
-                            pass_distributions_through_set_output)
+from ._distribution import DistributionRecalibratorMixin, pass_distributions_through_set_output
 
 __all__ = ["IdentityRecalibration", "DistributionIdentityRecalibration"]
 
@@ -139,23 +137,8 @@ class DistributionIdentityRecalibration(DistributionRecalibratorMixin, Transform
                                  f"{dist.n_samples} predictions.")
         else:
             check_targets(y, dist, name="y")
-        self.family_ = type(dist).__name__
-        self._signature = family_signature(dist)
-        if from_array:
-            self.n_features_in_ = 2
-        elif hasattr(self, "n_features_in_"):
-            del self.n_features_in_  # a refit on distributions
+        self._record_family(dist, from_array)
         return self
-
-    def _check(self, X):
-        check_is_fitted(self)
-        check_feature_names(self, X, reset=False)
-        dist, from_array = check_distribution_predictions(X, "X")
-        sig = family_signature(dist)
-        if sig != self._signature:
-            raise ValueError(f"X holds {sig} predictions but {self._signature} predictions were "
-                             "seen in fit.")
-        return dist, from_array
 
     def transform(self, X):
         """The predictions, unchanged (an array for an array, a distribution for a distribution).
@@ -169,7 +152,7 @@ class DistributionIdentityRecalibration(DistributionRecalibratorMixin, Transform
         -------
         Distribution or ndarray of shape (n_samples, 2)
         """
-        dist, from_array = self._check(X)
+        dist, from_array = self._fitted_predictions(X)
         return np.column_stack([dist.loc, dist.scale]) if from_array else dist
 
     def predict_distribution(self, X):
@@ -184,7 +167,7 @@ class DistributionIdentityRecalibration(DistributionRecalibratorMixin, Transform
         -------
         Distribution
         """
-        return self._check(X)[0]
+        return self._fitted_predictions(X)[0]
 
     def get_feature_names_out(self, input_features=None):
         """Columns of :meth:`transform` for array input: ``["mean", "std"]``.

@@ -2,7 +2,6 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
@@ -141,6 +140,8 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
     def __init__(self, *, n_knots=None):
         self.n_knots = n_knots
 
+    _fitted_what = "the map"
+
     def fit(self, X, y, sample_weight=None):
         """Fit the map ``R`` on held-out predictions ``X`` and targets ``y``.
 
@@ -168,23 +169,11 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
         y = check_targets(check_y_given(y), dist, name="y", pred_name="X")
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots)
-        self.family_ = type(dist).__name__
-        self._signature = family_signature(dist)
-        if from_array:
-            self.n_features_in_ = 2
-        elif hasattr(self, "n_features_in_"):
-            del self.n_features_in_  # a refit on distributions
+        self._record_family(dist, from_array)
         return self
 
     def _recalibrate(self, X):
-        check_is_fitted(self)
-        check_feature_names(self, X, reset=False)
-        dist, _ = check_distribution_predictions(X, "X")
-        sig = family_signature(dist)
-        if sig != self._signature:
-            raise ValueError(
-                f"X holds {sig} predictions but the map was fitted on {self._signature} "
-                "predictions; fit on predictions of the family you transform.")
+        dist, _ = self._fitted_predictions(X)
         return Recalibrated(dist, self.knots_, self.values_)
 
     def transform(self, X):
