@@ -943,7 +943,8 @@ def test_reduced_precision_probabilities(dtype, tol):
     bad[0] *= dtype(1.0 + 4 * tol)
     with pytest.raises(ValueError, match=r"row 0 sums to .*tolerance"):
         TemperatureScaling(input="proba").fit(bad, y)
-    assert TemperatureScaling().fit(bad, y).input_ == "logits"
+    with pytest.warns(UserWarning, match="1 of 500 rows is not probabilities"):
+        assert TemperatureScaling().fit(bad, y).input_ == "logits"  # as documented, not silently
 
 
 @pytest.mark.parametrize("family", ["normal", "laplace", "mixture"])
