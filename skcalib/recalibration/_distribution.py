@@ -133,16 +133,6 @@ class DistributionRecalibratorMixin:
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
         return float(np.average(dist.log_pdf(y), weights=w))
 
-    def _array_feature_names_out(self, input_features):
-        """``["mean", "std"]``, the columns of ``transform`` for a ``[mean, std]`` array."""
-        check_is_fitted(self)
-        if self._signature != "Normal":
-            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
-                             "in fit), which have no column names; only Normal predictions "
-                             "given as [mean, std] arrays do.")
-        check_input_features(input_features, 2)
-        return np.asarray(["mean", "std"], dtype=object)
-
 
 class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerMixin,
                                      BaseEstimator):
@@ -351,7 +341,13 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         -------
         feature_names_out : ndarray of str objects
         """
-        return self._array_feature_names_out(input_features)
+        check_is_fitted(self)
+        if self._signature != "Normal":
+            raise ValueError(f"transform returns {self.family_} distributions (the family seen "
+                             "in fit), which have no column names; only Normal predictions "
+                             "given as [mean, std] arrays do.")
+        check_input_features(input_features, 2)
+        return np.asarray(["mean", "std"], dtype=object)
 
     def predict_distribution(self, X):
         """The tempered predictions as a distribution object.

@@ -17,7 +17,8 @@ from .._validation import check_sample_weight
 from ..distributions import Categorical, is_distribution
 from ._base import ClassifierRecalibrator
 from ._checks import check_distribution_predictions, check_y_given
-from ._distribution import DistributionRecalibratorMixin, pass_distributions_through_set_output
+from ._distribution import (DistributionRecalibratorMixin, DistributionTemperatureScaling,
+                            pass_distributions_through_set_output)
 
 __all__ = ["IdentityRecalibration", "DistributionIdentityRecalibration"]
 
@@ -169,19 +170,8 @@ class DistributionIdentityRecalibration(DistributionRecalibratorMixin, Transform
         """
         return self._fitted_predictions(X)[0]
 
-    def get_feature_names_out(self, input_features=None):
-        """Columns of :meth:`transform` for array input: ``["mean", "std"]``.
-
-        Parameters
-        ----------
-        input_features : array-like of str, default=None
-            Names of the two input columns; only their number is checked.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
-        """
-        return self._array_feature_names_out(input_features)
+    # the same columns as temperature scaling's array output: ["mean", "std"]
+    get_feature_names_out = DistributionTemperatureScaling.get_feature_names_out
 
 
 pass_distributions_through_set_output(DistributionIdentityRecalibration,
