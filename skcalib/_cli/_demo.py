@@ -485,12 +485,8 @@ def _regression(settings, out, progress):
             progress(f"scoring {label}")
             d = predict_distribution(est, X_test)
             dists[label] = d
-            try:
-                skce_p = skce_test(y_test, d, method="bootstrap",
-                                   n_resamples=settings["n_resamples"],
-                                   random_state=seed).pvalue
-            except (TypeError, ValueError):
-                skce_p = None  # (quantile-recalibrated predictions have no Wasserstein kernel)
+            skce_p = skce_test(y_test, d, method="bootstrap", n_resamples=settings["n_resamples"],
+                               random_state=seed).pvalue
             chosen = ", best of 2" if label.split(" ")[0] == best_name else ""
             rows.append([label + chosen, f"{nll(y_test, d):.3f}", f"{crps(y_test, d):.2f}",
                          f"{float(interval_coverage(y_test, d, levels=0.9)):.3f}",
