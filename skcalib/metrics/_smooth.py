@@ -94,7 +94,7 @@ def _grid_size(sigma):
     return m
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=1)  # one bandwidth per band: 8 MB at most held
 def _wrapped_kernel(m, sigma):
     """The circular kernel ``h`` (length ``2M``) whose convolution with the even extension is the
     reflected smoothing: ``irfft`` of the gain of :meth:`_Binned.smooth` (read-only, cached for
