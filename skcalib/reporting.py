@@ -384,7 +384,7 @@ class CalibrationReport:
             raise TypeError(f"include_plot must be True or False; got {include_plot!r}.")
         figure = ""
         if include_plot:
-            from .plotting._base import pyplot
+            from ._optional import pyplot
 
             fig = self.plot()
             buffer = io.BytesIO()
@@ -460,7 +460,7 @@ class CalibrationReport:
         >>> [type(d).__name__ for d in report.displays_]
         ['ReliabilityDisplay', 'SmoothReliabilityDisplay']
         """
-        from .plotting._base import pyplot
+        from ._optional import pyplot
 
         plt = pyplot()
         if figure is None:

@@ -28,13 +28,18 @@ LAYERS = [
     # _estimator_checks: the reasons for the expected failures of scikit-learn's estimator
     # checks; it imports nothing from skcalib
     # _sklearn_compat: the only module that may import scikit-learn's private helpers (wrapped)
-    ("skcalib._validation", "skcalib._estimator_checks", "skcalib._sklearn_compat"),
+    # _optional: optional dependencies (matplotlib) imported on first use
+    ("skcalib._validation", "skcalib._estimator_checks", "skcalib._sklearn_compat",
+     "skcalib._optional"),
     ("skcalib.kernels",),
     ("skcalib._expectations",),
     ("skcalib.distributions",),
     ("skcalib._predictions",),
     # _dask: chunk-by-chunk reductions of Dask arrays (mergeable per-bin / per-block sums)
     ("skcalib._pairwise", "skcalib._dask"),
+    # _problems: the shared floor of every upper package -- validated predictions, resolved
+    # kernels, pair terms, the UCME witness, the local (KLCE) problem, the binnings
+    ("skcalib._problems",),
     ("skcalib.metrics", "skcalib.datasets"),
     ("skcalib.stats",),
     ("skcalib.recalibration",),

@@ -423,7 +423,7 @@ def _reliability_figure(out, key, title, y, probs, classes):
     display = getattr(plotting, "ReliabilityDisplay", None)
     if display is None:
         return
-    from ..plotting._base import pyplot
+    from .._optional import pyplot
 
     fig, ax = pyplot().subplots(figsize=(6, 5), layout="constrained")
     for label, P in probs.items():
@@ -528,7 +528,7 @@ def _regression_figures(out, key, title, y, dists):
     quantile_display = getattr(plotting, "QuantileCalibrationDisplay", None)
     if pit_display is None and quantile_display is None:
         return
-    from ..plotting._base import pyplot
+    from .._optional import pyplot
 
     plt = pyplot()
     if pit_display is not None:

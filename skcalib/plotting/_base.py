@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
+from .._optional import pyplot
 from .._predictions import predict_distribution
 from .._validation import check_numeric, check_option, user_stacklevel
 
@@ -38,17 +39,6 @@ __all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribu
 
 #: The gid of the line of perfect calibration (one per axes, shared by every Display on it).
 DIAGONAL_GID = "skcalib-diagonal"
-
-
-def pyplot():
-    """``matplotlib.pyplot``, or an ImportError that says how to install it."""
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - exercised without matplotlib only
-        raise ImportError(
-            "plotting needs matplotlib: pip install 'skcalib[plot]' (or matplotlib)."
-        ) from exc
-    return plt
 
 
 def get_axes(ax):
