@@ -579,40 +579,6 @@ def tensor(pred_kernel, target_kernel=None):
     return TensorProductKernel(pred_kernel, target_kernel)
 
 
-def as_tensor_kernel(kernel, name="kernel"):
-    """Normalise the ``kernel`` argument of the metrics to a :class:`TensorProductKernel`.
-
-    ``None`` gives ``GaussianKernel("median") ⊗ DeltaKernel()``; a kernel on predictions is combined
-    with the delta kernel on labels.
-    """
-    if kernel is None:
-        return TensorProductKernel(GaussianKernel("median"), DeltaKernel())
-    pred = kernel.pred_kernel if isinstance(kernel, TensorProductKernel) else kernel
-    if isinstance(pred, WassersteinKernel):
-        raise TypeError(
-            f"{name}: a WassersteinKernel acts on predictive distributions, but y_pred holds class "
-            "probabilities; use a GaussianKernel or ExponentialKernel on the probabilities (the "
-            "default), or pass y_pred as a skcalib distribution (e.g. Normal(mean, std)) for "
-            "real-valued targets.")
-    if isinstance(kernel, TensorProductKernel):
-        return kernel
-    if isinstance(kernel, (GaussianKernel, ExponentialKernel)):
-        return TensorProductKernel(kernel, DeltaKernel())
-    raise TypeError(
-        f"{name} must be None, a kernel on predictions or a TensorProductKernel; got {kernel!r}."
-    )
-
-
-def class_gram(target_kernel, n_classes):
-    """Gram matrix of a target kernel over class indices, as the classification metrics need it."""
-    if hasattr(target_kernel, "class_gram"):
-        return target_kernel.class_gram(n_classes)
-    raise TypeError(
-        f"target kernel {target_kernel!r} cannot act on class labels; use DeltaKernel() for "
-        "classification."
-    )
-
-
 # The one-product Gaussian tile -d^2/2 = x.y - |x|^2/2 - |y|^2/2 (rows in length scales) has an
 # absolute rounding error of a few eps * (|x|^2 + |y|^2) / 2. Below _FAST_GAUSSIAN_LIMIT for that
 # sum it is accurate to ~1e-11 and used as is; up to _CHECKED_GAUSSIAN_LIMIT (error < 0.01) it
@@ -1003,40 +969,3 @@ class _PreparedWasserstein:
             ii, jj = np.arange(n)[i], np.arange(n)[j]
             D2 = self._scale_squared(self.dist._w2_squared(ii, self.dist, jj))
         return self._finish(np.asarray(D2, dtype=np.float64))
-
-
-class ProductPrepared:
-    """Product ``k1(u_i, u_j) * k2(v_i, v_j)`` of two prepared kernels on the same samples (e.g. a
-    kernel on predictions times a kernel on audit features, for the local calibration error).
-
-    Parameters
-    ----------
-    first, second : prepared kernels
-        Prepared on the same number of rows (``Kernel._prepare``).
-    """
-
-    def __init__(self, first, second):
-        self.first = first
-        self.second = second
-
-    def like(self, first_rows, second_rows):
-        """The product kernel prepared on other rows (for evaluation points)."""
-        return ProductPrepared(self.first.like(first_rows), self.second.like(second_rows))
-
-    def block(self, a, b, other=None):
-        """Kernel values between rows ``a`` of self and rows ``b`` of ``other`` (default self)."""
-        if other is None:
-            K = self.first.block(a, b)
-            K *= self.second.block(a, b)
-            return K
-        K = self.first.block(a, b, other.first)
-        K *= self.second.block(a, b, other.second)
-        return K
-
-    def pairs(self, i, j):
-        """Kernel values for matching index arrays or slices."""
-        return self.first.pairs(i, j) * self.second.pairs(i, j)
-
-    def diag(self, a):
-        """``k(x_i, x_i)`` for rows ``a``."""
-        return self.first.diag(a) * self.second.diag(a)

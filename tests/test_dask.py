@@ -244,7 +244,8 @@ def test_block_skce_blocks_stay_inside_chunks(data):
     chunk computed in memory with the length scale of the whole data set."""
     from skcalib import _pairwise
     from skcalib._validation import check_labels_and_probabilities
-    from skcalib.metrics._kernel import classification_term, resolve_kernel
+    from skcalib._problems.kernel_resolution import resolve_kernel
+    from skcalib._problems.terms import classification_term
 
     y, P, _ = data
     B, rows = 7, (1000, 1234, 1766, 2000)

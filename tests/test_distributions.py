@@ -1,5 +1,5 @@
 """Predictive distributions (skcalib.distributions) and the kernel expectations of the SKCE pair
-term (skcalib.metrics._distribution).
+term (skcalib._problems.terms).
 
 Every number is checked against something computed independently of the library:
 
@@ -53,7 +53,7 @@ from skcalib._expectations import (
     normal_gauss_log_e1,
     target_ops,
 )
-from skcalib.metrics._distribution import DistributionTerm, distribution_term
+from skcalib._problems.terms import DistributionTerm, distribution_term
 
 SQRT2PI = math.sqrt(2.0 * math.pi)
 PAPER_KERNEL = tensor(WassersteinKernel(1.0), GaussianKernel(1.0))

@@ -7,7 +7,8 @@ from numpy.testing import assert_allclose
 from skcalib import _pairwise, skce
 from skcalib._validation import check_labels_and_probabilities
 from skcalib.kernels import ExponentialKernel, GaussianKernel, TensorProductKernel
-from skcalib.metrics._kernel import classification_term, contributions
+from skcalib._problems.estimates import contributions
+from skcalib._problems.terms import classification_term
 
 KERNELS = [
     GaussianKernel(0.3),

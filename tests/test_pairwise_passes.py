@@ -19,8 +19,8 @@ from skcalib.kernels import (
     WassersteinKernel,
     tensor,
 )
-from skcalib.metrics import _distribution
-from skcalib.metrics._kernel import classification_term
+from skcalib._problems.kernel import prepare_term
+from skcalib._problems.terms import classification_term
 
 N = 23  # not a multiple of the chunk sizes below
 
@@ -37,7 +37,7 @@ def _dist_term(dist, y, target_kernel):
     with warnings.catch_warnings():
         # non-commuting full covariances: the kernel's validity warning (expected here)
         warnings.simplefilter("ignore", KernelValidityWarning)
-        term, _ = _distribution.prepare_term(
+        term, _ = prepare_term(
             y, dist, tensor(WassersteinKernel(1.0), target_kernel), random_state=0,
             n_mc_samples=20)
     return term

@@ -18,7 +18,7 @@ from skcalib.kernels import (
     WassersteinKernel,
     tensor,
 )
-from skcalib.metrics._distribution import distribution_term
+from skcalib._problems.terms import distribution_term
 from skcalib.scorers import predict_distribution
 
 K1 = tensor(WassersteinKernel(1.0), GaussianKernel(1.0))
@@ -569,7 +569,7 @@ def test_fused_normal_sum_falls_back_at_extreme_scales(l_w, l_y):
 
 
 def _prepare(y, pred, kernel=None):
-    from skcalib.metrics._distribution import prepare_term
+    from skcalib._problems.kernel import prepare_term
 
     return prepare_term(y, pred, kernel)
 
@@ -659,7 +659,7 @@ def test_fused_sum_threads_share_nothing(cached, monkeypatch):
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 40])
 @pytest.mark.parametrize("family", ["normal", "mvn_diag", "mixture"])
 def test_target_scale_is_the_median_over_pairs(n, family):
-    from skcalib.metrics._distribution import target_scale
+    from skcalib._problems.kernel_resolution import target_scale
 
     pred, _, _ = _families(np.random.default_rng(n), n)[family]
     m, v = pred._moments()

@@ -551,7 +551,7 @@ def test_fixed_prediction_errors_equal_the_metric_on_each_draw(options, weighted
     """The binned error's fast path of the conditional test (bins, confidences and prediction
     sums computed once) gives calibration_error's value on every synthetic label vector."""
     from skcalib.metrics._binned import FixedPredictionErrors
-    from skcalib.stats._consistency import _Problem, _sample_from_cdf
+    from skcalib.stats._consistency import _ResamplingProblem as _Problem, _sample_from_cdf
 
     rng = np.random.default_rng(4)
     n = 300
@@ -578,7 +578,7 @@ def test_fixed_prediction_errors_equal_the_metric_on_each_draw(options, weighted
 
 
 def test_fast_path_keeps_the_p_value_and_other_metrics_keep_the_generic_path():
-    from skcalib.stats._consistency import _Problem
+    from skcalib.stats._consistency import _ResamplingProblem as _Problem
 
     rng = np.random.default_rng(5)
     P = rng.dirichlet([1, 1, 1], size=200)

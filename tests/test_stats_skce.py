@@ -19,7 +19,7 @@ from skcalib.kernels import (
     WassersteinKernel,
     tensor,
 )
-from skcalib.metrics import _distribution
+from skcalib._problems.kernel import prepare_term
 from skcalib.stats import CalibrationTestResult, ConfidenceInterval, skce_ci, skce_test
 from skcalib.stats import _skce
 
@@ -854,7 +854,7 @@ def family(request):
 
 
 def _dense_family(dist, y, kernel, seed):
-    term, _ = _distribution.prepare_term(y, dist, kernel, random_state=seed, n_mc_samples=30)
+    term, _ = prepare_term(y, dist, kernel, random_state=seed, n_mc_samples=30)
     return _pairwise.dense_matrix(term)
 
 

@@ -277,7 +277,7 @@ def test_ucme_test_defaults_work_on_naive_bayes(seed):
 
 def test_ucme_and_estimator_use_the_floor():
     from skcalib.metrics import UCME
-    from skcalib.metrics._kernel import UCME_MIN_LENGTH_SCALE
+    from skcalib._problems.kernel_resolution import UCME_MIN_LENGTH_SCALE
     y, P = _naive_bayes()
     est = UCME(random_state=0).fit(P, y)
     assert est.kernel_.pred_kernel.length_scale == UCME_MIN_LENGTH_SCALE == 0.2

@@ -34,7 +34,8 @@ from skcalib import (
 from skcalib._validation import check_labels_and_probabilities
 from skcalib.distributions import Laplace, Normal
 from skcalib.kernels import GaussianKernel, TensorProductKernel, WassersteinKernel, tensor
-from skcalib.metrics._kernel import classification_term, contributions
+from skcalib._problems.estimates import contributions
+from skcalib._problems.terms import classification_term
 
 GK = GaussianKernel(0.5)
 LS_TARGET = 0.8
@@ -270,8 +271,8 @@ def test_weighted_skce_of_normal_distributions_equals_brute_force(estimator):
     got = skce(t, Normal(mu, sd), kernel=KD, estimator=estimator, block_size=4, sample_weight=w)
     assert_allclose(got, _brute(H, w, estimator, 4), rtol=1e-10)
     # the generic wrapper around the distribution term (no fused sums) agrees
-    from skcalib.metrics._distribution import distribution_term
-    from skcalib.metrics._kernel import estimate
+    from skcalib._problems.estimates import estimate
+    from skcalib._problems.terms import distribution_term
 
     term = _pairwise.WeightedTerm(distribution_term(Normal(mu, sd), t, KD), w)
     vals = {"unbiased": lambda: _pairwise.u_statistic(term, chunk_size=7),

@@ -25,6 +25,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._expectations import check_targets
+from .._problems import estimates, terms, ucme
+from .._problems.kernel import KernelProblem, is_regression_prediction
+from .._problems.kernel_resolution import (
+    check_mmce_kernel,
+    resolve_kernel,
+    resolve_ucme_kernel,
+)
 from .._sklearn_compat import check_feature_names
 from .._validation import (
     _check_prob_array,
@@ -33,7 +41,7 @@ from .._validation import (
     check_sample_weight,
 )
 from ..distributions import Categorical
-from . import _binned, _distribution, _kernel
+from . import _binned, _kernel
 
 
 def _n_columns(X):
@@ -93,7 +101,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
     def _check_distribution_input(self, X):
         """True if ``X`` is a predictive distribution (estimators that accept them), else False;
         a ``TypeError`` for distributions passed to a classification-only estimator."""
-        if not _kernel.is_regression_prediction(X):
+        if not is_regression_prediction(X):
             return False
         if not self._accepts_distributions:
             raise TypeError(
@@ -124,17 +132,16 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
         targets and the weights, set ``target_shape_`` and resolve ``kernel_`` as
         :func:`skcalib.skce` does. Returns the generator made from ``random_state``, which drew
         the kernel's median subsample (if seeded) and draws anything after it."""
-        _kernel.check_no_class_options(self.labels, self.pos_label, "X", X)
-        _distribution.check_targets(y, X, name="y")
+        problem = KernelProblem(y, X, labels=self.labels, pos_label=self.pos_label,
+                                random_state=self.random_state, y_pred_name="X",
+                                y_true_name="y", require_rows=False)
         self._check_weights(sample_weight, X.n_samples)
         self.__dict__.pop("classes_", None)
         self.__dict__.pop("n_features_in_", None)
         check_feature_names(self, X, reset=True)  # (distributions have none)
         self.target_shape_ = X.target_shape
-        rng = check_rng(self.random_state)
-        self.kernel_ = _distribution.resolve_regression_kernel(
-            self.kernel, X, rng if self.random_state is not None else None)
-        return rng
+        self.kernel_ = problem.resolve(self.kernel)
+        return problem.rng
 
     def _validate(self, X, y, sample_weight=None, min_samples=1):
         """Check the parameters and ``(X, y, sample_weight)`` after ``fit``, with the messages of
@@ -155,7 +162,7 @@ class _CalibrationErrorBase(TransformerMixin, BaseEstimator):
                     f"X has targets of shape {X.target_shape}, but {type(self).__name__} was "
                     f"fitted on targets of shape {self.target_shape_}."
                 )
-            y = _distribution.check_targets(y, X, name="y")
+            y = check_targets(y, X, name="y")
             if X.n_samples < min_samples:
                 raise ValueError(f"this estimator needs at least {min_samples} samples; got "
                                  f"{X.n_samples} in X and y.")
@@ -375,22 +382,22 @@ class _KernelErrorBase(_CalibrationErrorBase):
     _min_samples = 1
 
     def _check_weights(self, sample_weight, n_samples):
-        return _kernel.check_weights(sample_weight, n_samples, self.estimator, self.block_size)
+        return estimates.check_weights(sample_weight, n_samples, self.estimator, self.block_size)
 
     def _term(self, data):  # pragma: no cover - overridden
         raise NotImplementedError
 
     def _term_and_weights(self, X, y, sample_weight):
         data, w = self._validate(X, y, sample_weight,
-                                 min_samples=_kernel._min_samples(self.estimator))
+                                 min_samples=estimates.min_samples(self.estimator))
         n = data.shape[0] if isinstance(data, np.ndarray) else data.n_samples
-        _kernel.check_estimator_option(self.estimator, self.block_size, n)
+        estimates.check_estimator_option(self.estimator, self.block_size, n)
         term, chunk = self._term(X, data)
         return term, w, self.chunk_size or chunk
 
     def _raw_error(self, X, y, sample_weight):
         term, w, chunk = self._term_and_weights(X, y, sample_weight)
-        return _kernel.estimate(term, self.estimator, self.block_size, sample_weight=w,
+        return estimates.estimate(term, self.estimator, self.block_size, sample_weight=w,
                                 chunk_size=chunk, n_jobs=self.n_jobs)
 
     def transform(self, X, y=None, sample_weight=None):
@@ -400,7 +407,7 @@ class _KernelErrorBase(_CalibrationErrorBase):
         the biased one ``sum_j h_ij / n``, for the block estimator the sample's within-block sum
         scaled so that the shares average to the estimate (0 for the dropped incomplete block).
         With ``sample_weight`` the shares' weighted mean is the weighted estimate (see
-        ``skcalib.metrics._kernel.contributions`` for the formulas).
+        ``skcalib._problems.estimates.contributions`` for the formulas).
 
         Parameters
         ----------
@@ -416,7 +423,7 @@ class _KernelErrorBase(_CalibrationErrorBase):
         ndarray of shape (n_samples, 1)
         """
         term, w, chunk = self._term_and_weights(X, y, sample_weight)
-        return _kernel.contributions(term, self.estimator, self.block_size, sample_weight=w,
+        return estimates.contributions(term, self.estimator, self.block_size, sample_weight=w,
                                      chunk_size=chunk, n_jobs=self.n_jobs)[:, None]
 
 
@@ -520,7 +527,7 @@ class SKCE(_KernelErrorBase):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        _kernel.check_kernel_params(
+        estimates.check_kernel_params(
             estimator=self.estimator, block_size=self.block_size, random_state=self.random_state,
             n_mc_samples=self.n_mc_samples, chunk_size=self.chunk_size, n_jobs=self.n_jobs)
 
@@ -546,16 +553,16 @@ class SKCE(_KernelErrorBase):
             self._fit_distribution(X, y, sample_weight)
             return self
         data, _ = self._validate_fit(X, y, sample_weight)
-        self.kernel_ = _kernel.resolve_kernel(self.kernel, data.probs, self.random_state)
+        self.kernel_ = resolve_kernel(self.kernel, data.probs, self.random_state)
         return self
 
     def _term(self, X, data):
         if isinstance(data, np.ndarray):  # distributions: data holds the targets
-            term = _distribution.distribution_term(
+            term = terms.distribution_term(
                 X, data, self.kernel_, n_mc_samples=self.n_mc_samples,
                 random_state=check_rng(self.random_state))
-            return term, _distribution.preferred_chunk_size(X)
-        return _kernel.classification_term(data, self.kernel_), None
+            return term, terms.preferred_chunk_size(X)
+        return terms.classification_term(data, self.kernel_), None
 
     def error(self, X, y, sample_weight=None):
         """SKCE estimate of ``(X, y)`` with the fitted kernel.
@@ -640,11 +647,11 @@ class MMCE(_KernelErrorBase):
         self.n_jobs = n_jobs
 
     def _check_params(self):
-        _kernel.check_kernel_params(
+        estimates.check_kernel_params(
             estimator=self.estimator, block_size=self.block_size, random_state=self.random_state,
             chunk_size=self.chunk_size, n_jobs=self.n_jobs)
         _kernel.check_squared(self.squared, self.estimator, "MMCE")
-        return _kernel.check_mmce_kernel(self.kernel)
+        return check_mmce_kernel(self.kernel)
 
     def fit(self, X, y, sample_weight=None):
         """Resolve the kernel's length scale on the confidences of ``X``.
@@ -670,7 +677,7 @@ class MMCE(_KernelErrorBase):
         return self
 
     def _term(self, X, data):
-        return _kernel.mmce_term(data, self.kernel_), None
+        return terms.mmce_term(data, self.kernel_), None
 
     def error(self, X, y, sample_weight=None):
         """MMCE (or its square) of ``(X, y)`` with the fitted kernel.
@@ -792,7 +799,7 @@ class UCME(_CalibrationErrorBase):
         self.chunk_size = chunk_size
 
     def _check_params(self):
-        _kernel.check_ucme_params(
+        ucme.check_ucme_params(
             n_test_locations=self.n_test_locations, random_state=self.random_state,
             n_mc_samples=self.n_mc_samples, chunk_size=self.chunk_size)
 
@@ -817,7 +824,7 @@ class UCME(_CalibrationErrorBase):
         if self._check_distribution_input(X):
             # As in skcalib.ucme: the kernel first, then the test locations, from one generator.
             rng = self._fit_distribution(X, y, sample_weight)
-            P, ty = _distribution.resolve_distribution_test_locations(
+            P, ty = ucme.resolve_distribution_test_locations(
                 X, self.test_predictions, self.test_targets, self.n_test_locations, rng,
                 name="X")
             self.__dict__.pop("test_class_indices_", None)
@@ -826,10 +833,10 @@ class UCME(_CalibrationErrorBase):
             return self
         data, _ = self._validate_fit(X, y, sample_weight)
         rng = check_rng(self.random_state)
-        P, ty = _kernel.resolve_test_locations(data, self.test_predictions, self.test_targets,
+        P, ty = ucme.resolve_test_locations(data, self.test_predictions, self.test_targets,
                                                self.n_test_locations, self.pos_label, rng)
         # As in skcalib.ucme: the median heuristic gets random_state itself (None: deterministic).
-        self.kernel_ = _kernel.resolve_ucme_kernel(self.kernel, data.probs, self.random_state)
+        self.kernel_ = resolve_ucme_kernel(self.kernel, data.probs, self.random_state)
         # Copies: the fitted state must not be a view of the caller's test_predictions.
         self.test_predictions_ = np.array(P, dtype=np.float64, copy=True)
         self.test_class_indices_ = np.array(ty, copy=True)
@@ -839,16 +846,16 @@ class UCME(_CalibrationErrorBase):
     def _values(self, X, y, sample_weight, contributions):
         data, w = self._validate(X, y, sample_weight)
         if isinstance(data, np.ndarray):  # distributions: data holds the targets
-            value, contrib = _distribution.ucme_distribution_value(
+            value, contrib = ucme.ucme_distribution_value(
                 X, data, self.kernel_, self.test_predictions_, self.test_targets_,
                 n_mc_samples=self.n_mc_samples, random_state=check_rng(self.random_state),
                 chunk_size=self.chunk_size, sample_weight=w, contributions=contributions)
             return contrib if contributions else value
         if contributions:
-            return _kernel.ucme_values(data, self.kernel_, self.test_predictions_,
+            return ucme.ucme_values(data, self.kernel_, self.test_predictions_,
                                        self.test_class_indices_, chunk_size=self.chunk_size,
                                        sample_weight=w)[1]
-        return _kernel.ucme_value(data, self.kernel_, self.test_predictions_,
+        return ucme.ucme_value(data, self.kernel_, self.test_predictions_,
                                   self.test_class_indices_, chunk_size=self.chunk_size,
                                   sample_weight=w)
 

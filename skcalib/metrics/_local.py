@@ -10,7 +10,7 @@ kernel local calibration error measures the violation with a product kernel
 
 with the U-statistic ``1/(n(n-1)) sum_{i != j} e_i k_ij l_ij e_j`` (Eq. 4) as estimator. It is the
 SKCE with the feature kernel folded into the kernel on predictions, so it runs on the same
-pairwise engine (:class:`~skcalib.metrics._kernel.ResidualTerm` with a product kernel); with a
+pairwise engine (:class:`~skcalib._problems.terms.ResidualTerm` with a product kernel); with a
 constant feature kernel it *is* the (scalar-residual) SKCE.
 """
 
@@ -24,9 +24,10 @@ from .._validation import (
     check_option,
     pos_index,
 )
-from ..kernels import ExponentialKernel, GaussianKernel, ProductPrepared
-from ._kernel import ResidualTerm, check_estimator_option, check_kernel_params, check_weights, \
+from .._problems.estimates import check_estimator_option, check_kernel_params, check_weights, \
     estimate
+from .._problems.terms import ProductPrepared, ResidualTerm
+from ..kernels import ExponentialKernel, GaussianKernel
 
 __all__ = ["klce", "local_calibration_bias"]
 

@@ -169,7 +169,7 @@ class TemperatureScaling(LogitMapRecalibrator):
         check_option(self.objective, "objective", _OBJECTIVES)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
         check_scalar_param(self.block_size, "block_size", min_val=2)
-        from ..kernels import as_tensor_kernel
+        from .._problems.kernel_resolution import as_tensor_kernel
 
         as_tensor_kernel(check_kernel_param(self.kernel))  # a kernel on probabilities
 
@@ -261,7 +261,8 @@ def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_
 
     The kernel is resolved (median heuristic) once, on the probabilities at ``T = 1``.
     """
-    from ..metrics._kernel import resolve_kernel, skce
+    from .._problems.kernel_resolution import resolve_kernel
+    from ..metrics import skce
 
     labels = np.arange(n_classes)
     P1 = softmax(L, axis=1)

@@ -7,10 +7,13 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._expectations import check_targets
+from .._problems.kernel import KernelProblem
+from .._problems.kernel_resolution import as_regression_kernel
 from .._sklearn_compat import check_feature_names
-from .._validation import (check_bool, check_option, check_random_state_param, check_rng,
+from .._validation import (check_bool, check_option, check_random_state_param,
                            check_sample_weight, check_scalar_param)
 from ..distributions import Categorical, Mixture, MultivariateNormal, is_distribution
+from ..metrics import skce
 from ._checks import check_distribution_predictions, check_y_given
 from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS, check_input_features, check_kernel_param
 from ._solvers import minimize_log_temperature, window_around
@@ -260,8 +263,6 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         if isinstance(dist, Categorical):
             T = self._fit_categorical(dist, y, w)
         else:
-            from ..metrics._distribution import as_regression_kernel
-
             as_regression_kernel(self.kernel, dist)  # a kernel of the right kind, objective or not
             y = check_targets(check_y_given(y), dist, name="y")
             # only weight ratios matter here: rescaled, 1e308 weights do not overflow
@@ -295,13 +296,11 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         return ts.temperature_
 
     def _fit_skce(self, dist, y, T_nll, w=None):
-        from ..metrics._distribution import resolve_regression_kernel
-        from ..metrics._kernel import skce
-
-        rng = check_rng(self.random_state)
-        k = resolve_regression_kernel(self.kernel, dist,
-                                      rng if self.random_state is not None else None)
-        seed = int(rng.integers(2 ** 32))
+        # The kernel is resolved once, on the untempered predictions; then the seed of every
+        # evaluation's Monte-Carlo fallback is drawn from the same generator.
+        problem = KernelProblem(y, dist, random_state=self.random_state)
+        k = problem.resolve(self.kernel)
+        seed = int(problem.rng.integers(2 ** 32))
 
         def objective(T):
             return skce(y, dist.tempered(T), kernel=k, estimator=self.skce_estimator,

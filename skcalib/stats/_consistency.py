@@ -23,7 +23,9 @@ from collections.abc import Mapping
 import numpy as np
 from joblib import Parallel, delayed
 
-from .._expectations import check_targets
+from .._problems.kernel import KernelProblem
+from .._problems.kernel_resolution import check_mmce_kernel, resolve_prediction_kernel
+from .._problems.ucme import draw_distribution_test_locations, draw_test_locations
 from .._validation import (
     check_bool,
     check_labels_and_probabilities,
@@ -37,16 +39,7 @@ from .._validation import (
 )
 from ..distributions import Categorical
 from ..metrics import calibration_error, mmce, skce, ucme
-from ..metrics import _distribution
 from ..metrics._binned import FixedPredictionErrors
-from ..metrics._kernel import (
-    check_mmce_kernel,
-    check_no_class_options,
-    draw_test_locations,
-    is_regression_prediction,
-    resolve_kernel,
-    resolve_ucme_kernel,
-)
 from ._result import CalibrationTestResult, resampling_pvalue
 
 __all__ = ["consistency_test"]
@@ -169,27 +162,23 @@ def _as_value(value, what):
     return v
 
 
-class _Problem:
-    """Validated data, the metric with its fixed keyword arguments, and the samplers.
+class _ResamplingProblem:
+    """The resampling problem of :func:`consistency_test`: the validated data (the dispatch of
+    :class:`~skcalib._problems.kernel.KernelProblem`), the metric with its fixed keyword
+    arguments, and the samplers of synthetic targets.
 
     Picklable (it is sent to joblib workers); ``evaluate(rng, M, method)`` returns the metric on
     ``M`` synthetic data sets drawn from the predictions.
     """
 
     def __init__(self, metric, y_true, y_pred, labels, pos_label, metric_kwargs, seed):
-        self.regression = is_regression_prediction(y_pred)
+        problem = KernelProblem(y_true, y_pred, labels=labels, pos_label=pos_label)
+        self.regression = problem.is_distribution
+        self.n_samples = problem.n_samples
+        self.data = data = problem.data
         if self.regression:
-            check_no_class_options(labels, pos_label, "y_pred", y_pred)
-            if y_pred.n_samples < 1:
-                raise ValueError("y_pred is empty.")
-            self.dist = y_pred
-            self.y = check_targets(y_true, y_pred)
-            self.n_samples = y_pred.n_samples
-            self.data = None
+            self.dist, self.y = problem.dist, problem.y
         else:
-            self.data = data = check_labels_and_probabilities(
-                y_true, y_pred, labels=labels, pos_label=pos_label, prob_name="y_pred")
-            self.n_samples = data.n_samples
             # The layout the metric is called with: as the user gave y_pred.
             if isinstance(y_pred, Categorical):
                 self.layout = "categorical"
@@ -269,21 +258,17 @@ class _Problem:
             conf = self.data.probs.max(axis=1)[:, None]
             kwargs["kernel"] = k.resolve(conf, random_state=rs)
             return kwargs
-        if self.regression:
-            kwargs["kernel"] = _distribution.resolve_regression_kernel(kwargs.get("kernel"),
-                                                                       self.dist, rs)
-        elif name == "ucme":  # the UCME's own rule (a floor on the median heuristic)
-            kwargs["kernel"] = resolve_ucme_kernel(kwargs.get("kernel"), self.data.probs, rs)
-        else:
-            kwargs["kernel"] = resolve_kernel(kwargs.get("kernel"), self.data.probs, rs)
+        # The UCME's own rule for class probabilities (a floor on the median heuristic).
+        predictions = self.dist if self.regression else self.data.probs
+        kwargs["kernel"] = resolve_prediction_kernel(kwargs.get("kernel"), predictions, rs,
+                                                     ucme=name == "ucme")
         if name == "ucme" and kwargs.get("test_predictions") is None \
                 and kwargs.get("test_targets") is None:
             J = check_n_resamples(kwargs.get("n_test_locations", 10),
                                   "metric_kwargs['n_test_locations']",
                                   max_val=MAX_TEST_LOCATIONS)
             if self.regression:
-                tP, ty = _distribution.draw_distribution_test_locations(self.dist, J,
-                                                                        check_rng(rs))
+                tP, ty = draw_distribution_test_locations(self.dist, J, check_rng(rs))
             else:
                 tP, yi = draw_test_locations(J, self.data.n_classes, rs)
                 ty = self.data.classes[yi]
@@ -501,7 +486,7 @@ def consistency_test(metric, y_true, y_pred, *, method="conditional", n_resample
 
     rng = check_rng(random_state)
     metric_seed = int(rng.integers(2**32))
-    problem = _Problem(metric, y_true, y_pred, labels, pos_label, kwargs, metric_seed)
+    problem = _ResamplingProblem(metric, y_true, y_pred, labels, pos_label, kwargs, metric_seed)
     statistic = problem.observed()
 
     size = problem.batch_size()

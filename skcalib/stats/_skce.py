@@ -20,34 +20,23 @@ but do not evaluate them (extensions, labelled as such in the documentation).
 """
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 from scipy import stats as _sps
 
 from .. import _dask, _pairwise
-from .._expectations import check_targets
+from .._problems.estimates import chunked_block_sums
+from .._problems.kernel import KernelProblem
 from .._validation import (
     check_bool,
-    check_labels_and_probabilities,
     check_n_jobs,
     check_n_resamples,
     check_option,
     check_random_state_param,
-    check_rng,
     check_scalar_param,
     check_work_memory,
-    ClassificationData,
     MAX_MC_SAMPLES,
-)
-from ..metrics import _distribution
-from ..metrics._kernel import (
-    check_no_class_options,
-    chunked_block_sums,
-    classification_term,
-    is_regression_prediction,
-    resolve_kernel,
 )
 from ._result import (
     CalibrationTestResult,
@@ -77,45 +66,15 @@ _COUNTS_BUDGET = 1 << 22
 # The problem: validated data, the resolved kernel, and the pair term (optionally reordered).
 
 
-class _Problem:
-    """Validated ``(y_true, y_pred)`` with the kernel resolved once; :meth:`term` builds the pair
-    term of :func:`skcalib.skce` on the samples in a given order."""
-
-    def __init__(self, y_true, y_pred, kernel, labels, pos_label, random_state, n_mc_samples):
-        self.random_state = random_state
-        self.n_mc_samples = n_mc_samples
-        if is_regression_prediction(y_pred):
-            check_no_class_options(labels, pos_label, "y_pred", y_pred)
-            if y_pred.n_samples < 1:
-                raise ValueError("y_pred is empty.")
-            self.rng = check_rng(random_state)
-            self.dist = y_pred
-            self.y = check_targets(y_true, y_pred)
-            self.kernel = _distribution.resolve_regression_kernel(
-                kernel, y_pred, self.rng if random_state is not None else None)
-            self.chunk = _distribution.preferred_chunk_size(y_pred)
-            self.n_samples = y_pred.n_samples
-            self.data = None
-        else:
-            self.data = check_labels_and_probabilities(y_true, y_pred, labels=labels,
-                                                       pos_label=pos_label, prob_name="y_pred")
-            self.kernel = resolve_kernel(kernel, self.data.probs, random_state)
-            self.rng = check_rng(random_state)
-            self.chunk = None
-            self.n_samples = self.data.n_samples
-
-    def term(self, order=None):
-        if self.data is not None:
-            data = self.data
-            if order is not None:
-                data = ClassificationData(data.y[order], data.probs[order], data.classes, None)
-            return classification_term(data, self.kernel)
-        dist, y = self.dist, self.y
-        if order is not None:
-            dist, y = dist[order], y[order]
-        return _distribution.distribution_term(dist, y, self.kernel,
-                                               n_mc_samples=self.n_mc_samples,
-                                               random_state=self.rng)
+def _kernel_problem(y_true, y_pred, kernel, labels, pos_label, random_state, n_mc_samples):
+    """The :class:`~skcalib._problems.kernel.KernelProblem` of the tests, with the kernel
+    resolved once on all samples and the generator of ``random_state`` made right after it (a
+    given ``RandomState`` is advanced here, whatever the method)."""
+    problem = KernelProblem(y_true, y_pred, labels=labels, pos_label=pos_label,
+                            random_state=random_state, n_mc_samples=n_mc_samples)
+    problem.resolve(kernel)
+    problem.rng  # noqa: B018 - made now, as every method's draws expect
+    return problem
 
 
 def _check_block_size(block_size, n, min_blocks=2):
@@ -602,11 +561,12 @@ default="auto"
     if _dask.any_dask(y_true, y_pred):
         return _chunked_block_test(y_true, y_pred, kernel, method, block_size, labels,
                                    pos_label, random_state, chunk_size)
-    problem = _Problem(y_true, y_pred, kernel, labels, pos_label, random_state, n_mc_samples)
+    problem = _kernel_problem(y_true, y_pred, kernel, labels, pos_label, random_state,
+                              n_mc_samples)
     n = problem.n_samples
     if n < 2:
         raise ValueError(f"the SKCE tests need at least 2 samples; got {n}.")
-    chunk = chunk_size or problem.chunk
+    chunk = chunk_size or problem.preferred_chunk_size
     rng = problem.rng
     if method == "auto":
         if n <= AUTO_BOOTSTRAP_MAX:
@@ -791,11 +751,12 @@ def skce_ci(y_true, y_pred, *, kernel=None, estimator="unbiased", block_size=2, 
     _check_common("bootstrap", "unbiased", n_resamples, None, True, random_state, n_mc_samples,
                   chunk_size, n_jobs)
     _check_block_size_param(block_size)
-    problem = _Problem(y_true, y_pred, kernel, labels, pos_label, random_state, n_mc_samples)
+    problem = _kernel_problem(y_true, y_pred, kernel, labels, pos_label, random_state,
+                              n_mc_samples)
     n = problem.n_samples
     if n < 3:
         raise ValueError(f"an SKCE interval needs at least 3 samples; got {n}.")
-    chunk = chunk_size or problem.chunk
+    chunk = chunk_size or problem.preferred_chunk_size
     term = problem.term()
     replicates = None
     if estimator == "block":

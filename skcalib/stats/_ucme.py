@@ -7,7 +7,7 @@ covariance ``S`` (denominator ``n - 1``) the statistic ``Q = n z^T S^-1 z`` is a
 ``chi2_J`` (Widmann, Lindsten and Zachariah 2021, Appendix C.3; Chwialkowski et al. 2015).
 
 The witness rows come from the same chunk generator as :func:`skcalib.ucme`
-(:func:`skcalib.metrics._kernel.ucme_witness_chunks`). The mean and the centred cross-products
+(:func:`skcalib._problems.ucme.ucme_witness_chunks`). The mean and the centred cross-products
 are accumulated over the chunks as the triangular factor of a streaming (TSQR) QR decomposition of
 ``[1, W]``, which is backward stable (no ``E[x^2] - E[x]^2`` cancellation) and needs no ``S^-1``:
 memory is ``O(J^2 + chunk_size * J)`` and no ``n x J`` matrix is held.
@@ -18,8 +18,8 @@ from scipy import linalg
 from scipy import stats as _sps
 
 from .. import _pairwise
+from .._problems.ucme import check_ucme_params, ucme_witness_chunks
 from ..distributions import is_distribution
-from ..metrics._kernel import check_ucme_params, ucme_witness_chunks
 from ._result import CalibrationTestResult
 
 __all__ = ["ucme_test"]
