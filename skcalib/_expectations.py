@@ -9,9 +9,12 @@ with ``e1(p, y) = E_{Z ~ p} k_Y(Z, y)`` and ``e2(p, p') = E k_Y(Z, Z')`` for ind
 ``Z ~ p``, ``Z' ~ p'`` (also on the diagonal ``p = p'``). Note the pairing: ``e1(p, y')`` takes
 the first prediction with the *second* target.
 
-The model-family-specific pieces are ``e1`` and ``e2``. A *target-ops* object holds the targets and
-the family's parameters and evaluates them on tiles (rows ``a`` x columns ``b``, broadcast as
-``(T, 1)`` x ``(1, T)``), on matching pairs and on the diagonal. Closed forms:
+The model-family-specific pieces are ``e1`` and ``e2``. A *target-ops* object (a
+:class:`TargetOps`) holds the targets and the family's parameters and evaluates them on tiles
+(rows ``a`` x columns ``b``, broadcast as ``(T, 1)`` x ``(1, T)``), on matching pairs and on the
+diagonal. This module holds the generic part; the closed forms live with their families in
+:mod:`skcalib.distributions` and are registered here by :func:`register_expectations`
+(``(family class, target kernel class) -> ops``), which :func:`target_ops` consults:
 
 * Normal / MultivariateNormal with the Gaussian target kernel (diagonal, spherical and commuting
   covariances factorise; other full covariances through per-pair Cholesky factors);
@@ -36,10 +39,15 @@ Gaussian sum is only used where its scaled quantities stay in range (otherwise t
 with the prepared Wasserstein kernel's ``log k``).
 
 Layering: this module sits between :mod:`skcalib.kernels` (which it imports) and
-:mod:`skcalib.distributions` (which imports it for ``expected_kernel``). It never imports
-``distributions``: it dispatches on the family marker ``_family`` that every distribution class
-carries (``"normal"``, ``"laplace"``, ``"multivariate_normal"``, ``"mixture"``,
-``"categorical"``). The pair term built on these ops lives in :mod:`skcalib.metrics._distribution`.
+:mod:`skcalib.distributions` (which imports it for ``expected_kernel`` and to register its closed
+forms). It never imports ``distributions``: the registry holds the classes the family modules
+pass in, and the family marker ``_family`` every distribution class carries tells mixtures
+(``"mixture"``) and class probabilities (``"categorical"``) apart where magnitudes are measured.
+The pair term built on these ops lives in :mod:`skcalib.metrics._distribution`.
+
+Internal API: :class:`TargetOps` (and :class:`LocationScaleOps`), :func:`place`,
+:func:`register_expectations`, :func:`closed_ops`, :func:`common_ops`, :func:`target_ops`,
+:func:`paired_ops`, :func:`has_closed_form`, :func:`check_targets`, :func:`check_not_empty`.
 """
 
 import math
@@ -54,9 +62,6 @@ from .kernels import ExponentialKernel, GaussianKernel
 def _family(dist):
     """The family marker of a distribution object (None for anything else)."""
     return getattr(type(dist), "_family", None)
-
-
-_AXES = ("row", "col", "flat")
 
 
 def place(arr, idx, axis):
