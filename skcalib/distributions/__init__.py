@@ -71,8 +71,10 @@ architecture page.
 """
 
 from ._adapters import as_distribution
-from ._base import (Distribution, concatenate, is_distribution, moment_unit,  # noqa: F401
-                    pairwise_wasserstein, wasserstein_distance)
+# private names other packages import from here (Distribution, moment_unit,
+# _crps_quantile_quadrature): they stay importable from the package's top
+from ._base import (Distribution, _crps_quantile_quadrature, concatenate,  # noqa: F401
+                    is_distribution, moment_unit, pairwise_wasserstein, wasserstein_distance)
 from ._categorical import Categorical
 from ._laplace import Laplace
 from ._mixture import Mixture
