@@ -44,15 +44,9 @@ from skcalib.kernels import (
     WassersteinKernel,
     tensor,
 )
-from skcalib._expectations import (
-    _gauss_abs_mgf,
-    check_targets,
-    has_closed_form,
-    laplace_e1,
-    laplace_e2,
-    normal_gauss_log_e1,
-    target_ops,
-)
+from skcalib._expectations import check_targets, has_closed_form, target_ops
+from skcalib.distributions._laplace import laplace_e1, laplace_e2
+from skcalib.distributions._normal import _gauss_abs_mgf, normal_gauss_log_e1
 from skcalib._problems.terms import DistributionTerm, distribution_term
 
 SQRT2PI = math.sqrt(2.0 * math.pi)

@@ -21,14 +21,17 @@ import pytest
 from scipy import integrate, stats
 
 from skcalib import _expectations, skce, ucme
-from skcalib._expectations import (
-    _gauss_abs_mgf,
-    _gauss_abs_mgf_scaled,
-    _gauss_log_e_scaled,
+from skcalib.distributions._laplace import (
     _laplace_e1_scaled,
     _laplace_e2_scaled,
     laplace_e1,
     laplace_e2,
+)
+from skcalib.distributions._multivariate_normal import _FullNormalGaussOps
+from skcalib.distributions._normal import (
+    _gauss_abs_mgf,
+    _gauss_abs_mgf_scaled,
+    _gauss_log_e_scaled,
     normal_gauss_log_e1,
 )
 from skcalib.distributions import Laplace, Mixture, MultivariateNormal, Normal
@@ -380,7 +383,7 @@ def test_full_covariance_scaled_log_e_matches_densities():
                         if ls > 1e-200 else 0.0 for i in range(6)])
         if ls == TINY:
             assert np.all(got >= 0) and np.all(got <= 1e-290)
-            logs = _expectations._FullNormalGaussOps(P, Y2, _expectations._TargetKernel(
+            logs = _FullNormalGaussOps(P, Y2, _expectations._TargetKernel(
                 GaussianKernel(ls), True))._log_e(M2 - Y2, C)
             logref = [2 * math.log(ls) + math.log(2 * np.pi)
                       + stats.multivariate_normal.logpdf(Y2[i], M2[i], C[i]) for i in range(6)]

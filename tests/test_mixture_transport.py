@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import optimize
 
-import skcalib.distributions as dist_mod
+import skcalib.distributions._transport as dist_mod
 from skcalib import skce
 from skcalib.distributions import Mixture, MultivariateNormal, Normal, pairwise_wasserstein
 from skcalib.kernels import GaussianKernel, WassersteinKernel, tensor

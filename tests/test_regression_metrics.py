@@ -500,7 +500,7 @@ def _normal_case(case, n=37, seed=5):
 @pytest.mark.parametrize("nu", [1.0, 2.0, 1.5])
 @pytest.mark.parametrize("cached", [True, False])
 def test_fused_normal_sum_equals_brute_force(case, nu, cached, monkeypatch):
-    import skcalib._expectations as expectations
+    import skcalib.distributions._normal as expectations
 
     monkeypatch.setattr(expectations, "_STRIP_PAIRS", 50)  # several strips per tile
     if not cached:  # features built per tile, as for large n
@@ -610,7 +610,7 @@ def test_with_weights_is_the_weight_outer_product(family):
 
 @pytest.mark.parametrize("cached", [True, False])
 def test_with_weights_fused_equals_brute_force(cached, monkeypatch):
-    import skcalib._expectations as expectations
+    import skcalib.distributions._normal as expectations
 
     if not cached:
         monkeypatch.setattr(expectations, "_FEATURE_CACHE_SAMPLES", 0)
@@ -640,7 +640,7 @@ def test_with_weights_checks_the_length():
 @pytest.mark.parametrize("cached", [True, False])
 def test_fused_sum_threads_share_nothing(cached, monkeypatch):
     # per-thread scratch buffers (and row features): n_jobs=2 gives the results of n_jobs=1
-    import skcalib._expectations as expectations
+    import skcalib.distributions._normal as expectations
 
     if not cached:
         monkeypatch.setattr(expectations, "_FEATURE_CACHE_SAMPLES", 0)

@@ -340,7 +340,7 @@ def test_huge_scales_in_every_family_method(family):
 
 
 def test_laplace_difference_in_relative_scales_matches_the_old_formula():
-    from skcalib.metrics._regression import _abs_laplace, _abs_laplace_difference
+    from skcalib.distributions._laplace import _abs_laplace, _abs_laplace_difference
 
     c = np.array([0.3, -1.0, 4.0, 0.0])
     b1 = np.array([1.0, 2.0, 0.5, 3.0])

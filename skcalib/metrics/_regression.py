@@ -38,14 +38,11 @@ Conventions (where practitioner packages disagree; landscape section 6):
 import math
 
 import numpy as np
-from scipy import special
 
 from .._expectations import check_targets
 from .._validation import (MAX_STORED_BINS, check_n_bins, check_option, check_sample_weight,
                            check_scalar_param)
-from ..distributions import (Categorical, Laplace, Mixture, Normal, Recalibrated,
-                             as_distribution, moment_unit)
-from ..distributions import _crps_quantile_quadrature
+from ..distributions import Categorical, Mixture, Normal, Recalibrated, as_distribution, moment_unit
 
 __all__ = [
     "pit",
@@ -60,15 +57,13 @@ __all__ = [
     "nll",
 ]
 
-_SQRT_PI = math.sqrt(math.pi)
 _DEFAULT_LEVELS = (0.5, 0.8, 0.9, 0.95)
 
 
 def _is_univariate(dist):
-    if isinstance(dist, (Normal, Laplace, Recalibrated)):
-        return True
-    return isinstance(dist, Mixture) and isinstance(dist.components[0],
-                                                    (Normal, Laplace, Recalibrated))
+    """Whether the family of ``dist`` is univariate (Normal, Laplace, Recalibrated, mixtures of
+    them: each distribution class says so through ``_univariate``)."""
+    return bool(getattr(dist, "_univariate", False))
 
 
 def check_univariate_predictions(y_true, y_pred, sample_weight=None):
@@ -139,92 +134,10 @@ def pit(y_true, y_pred):
     return dist.cdf(y)
 
 
-def _crps_normal(d, s):
-    """CRPS of ``N(0, s^2)`` at ``d`` (``= E|X - d| - E|X - X'| / 2``); ``|d|`` for ``s = 0``."""
-    pos = s > 0
-    all_pos = bool(pos.all())
-    ss = s if all_pos else np.where(pos, s, 1.0)
-    with np.errstate(over="ignore", invalid="ignore"):  # |z| > 1e154: exp(-inf) = 0
-        z = d / ss
-        val = ss * (z * (2.0 * special.ndtr(z) - 1.0) + 2.0 * np.exp(-0.5 * z * z) / math.sqrt(
-            2 * math.pi) - 1.0 / _SQRT_PI)
-        # beyond the float range of z the CRPS is |d| minus a negligible sharpness term
-        val = np.where(np.isfinite(z), val, np.abs(d) - ss / _SQRT_PI)
-    return val if all_pos else np.where(pos, val, np.abs(d))
-
-
-def _abs_normal(d, s):
-    """``E|d + s Z|`` for a standard normal ``Z`` (``|d|`` for ``s = 0``)."""
-    pos = s > 0
-    ss = np.where(pos, s, 1.0)
-    with np.errstate(over="ignore", invalid="ignore"):  # |z| > 1e154: exp(-inf) = 0
-        z = d / ss
-        val = (ss * 2.0 * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-               + d * (2.0 * special.ndtr(z) - 1.0))
-    return np.where(pos & np.isfinite(z), val, np.abs(d))
-
-
-def _abs_laplace(c, b):
-    """``E|c + L|`` for ``L ~ Laplace(0, b)``: ``|c| + b exp(-|c| / b)``."""
-    a = np.abs(c)
-    return a + b * np.exp(-a / b)
-
-
-def _abs_laplace_difference(c, b1, b2):
-    """``E|c + L1 - L2|`` for independent ``L1 ~ Laplace(0, b1)``, ``L2 ~ Laplace(0, b2)``.
-
-    The characteristic function of ``L1 - L2`` is ``1 / ((1 + b1^2 t^2)(1 + b2^2 t^2))``; its
-    partial fractions make ``L1 - L2`` the signed mixture ``(b1^2 L(b1) - b2^2 L(b2)) /
-    (b1^2 - b2^2)``, so the expectation is the divided difference of ``h(s) = s g(c, sqrt(s))``
-    (``g`` = :func:`_abs_laplace`) at ``s = b1^2, b2^2``. For nearly equal scales the derivative
-    ``h'(s) = |c| + exp(-|c| / b) (3 b + |c|) / 2`` at the midpoint replaces it (error of order
-    ``(s1 - s2)^2``).
-    """
-    # The divided difference is homogeneous in s: computed in the squared scales relative to
-    # the larger one, (b / S)^2 <= 1, so that huge scales (1e300) do not overflow.
-    S = np.maximum(b1, b2)
-    s1, s2 = (b1 / S) ** 2, (b2 / S) ** 2
-    a = np.abs(c)
-    mid = 0.5 * (s1 + s2)
-    close = np.abs(s1 - s2) <= 1e-3 * mid
-    bm = S * np.sqrt(mid)
-    deriv = a + np.exp(-a / bm) * (1.5 * bm + 0.5 * a)
-    denom = np.where(close, 1.0, s1 - s2)
-    diff = (s1 * _abs_laplace(c, b1) - s2 * _abs_laplace(c, b2)) / denom
-    return np.where(close, deriv, diff)
-
-
 def _crps_values(dist, y):
-    if isinstance(dist, Normal):
-        return _crps_normal(y - dist.loc, dist.scale)
-    if isinstance(dist, Laplace):
-        b = dist.scale
-        return _abs_laplace(y - dist.loc, b) - 0.75 * b
-    if isinstance(dist, Recalibrated):
-        return dist._crps(y)
-    if isinstance(dist.components[0], Recalibrated):
-        return _crps_quantile_quadrature(dist, y)
-    # Mixtures (Grimit et al. 2006): E|X - y| - E|X - X'| / 2 over all pairs of components.
-    W = dist.weights
-    comps = dist.components
-    normal = isinstance(comps[0], Normal)
-    first = 0.0
-    second = 0.0
-    for k, ck in enumerate(comps):
-        if normal:
-            first = first + W[:, k] * _abs_normal(y - ck.loc, ck.scale)
-            second = second + W[:, k] ** 2 * 2.0 * ck.scale / _SQRT_PI
-        else:
-            first = first + W[:, k] * _abs_laplace(y - ck.loc, ck.scale)
-            second = second + W[:, k] ** 2 * 1.5 * ck.scale
-        for m in range(k + 1, len(comps)):
-            cm = comps[m]
-            if normal:
-                pair = _abs_normal(ck.loc - cm.loc, np.hypot(ck.scale, cm.scale))
-            else:
-                pair = _abs_laplace_difference(ck.loc - cm.loc, ck.scale, cm.scale)
-            second = second + 2.0 * W[:, k] * W[:, m] * pair
-    return np.maximum(first - 0.5 * second, 0.0)
+    """CRPS of every row: the family's closed form (``_crps`` of its class, quantile quadrature
+    for the families without one)."""
+    return dist._crps(y)
 
 
 def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
