@@ -1,4 +1,9 @@
-"""Multiple-testing adjustment of p-values (Holm's step-down and Bonferroni's correction)."""
+"""Multiple-testing adjustment of p-values (Holm's step-down and Bonferroni's correction).
+
+:func:`adjust_pvalues` is the public, validating entry; ``adjust(pvalues, correction)`` does the
+arithmetic on p-values already known to be valid (the one-vs-rest families of ``_clinical``
+call it directly).
+"""
 
 import numpy as np
 
