@@ -104,14 +104,16 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
     -----
     Every number is the value of a public function called on the same data with the report's
     settings (:func:`skcalib.calibration_error`, :func:`skcalib.stats.skce_test`, ...; the
-    accuracy's and the coverages' intervals and tests are :func:`skcalib.stats.accuracy_test` and
-    :func:`skcalib.stats.coverage_test`, the mean PIT's test :func:`skcalib.stats.pit_mean_test`
-    and the mean CRPS's interval :func:`skcalib.stats.mean_score_ci`). The verdicts test at
-    level ``alpha = 1 - confidence_level``: the one-vs-rest logistic fits of a multiclass
-    problem are combined by Holm's correction and the four coverage levels by Bonferroni's
-    (:func:`skcalib.stats.adjust_pvalues`). The section verdicts test each at ``alpha``; the overall verdict combines the
-    report's tests by Holm's step-down adjustment (so a calibrated model is flagged with
-    probability at most ``alpha``) and lists every test that rejects after it.
+    accuracy's and the coverages' intervals and tests are :func:`skcalib.stats.accuracy_test`
+    and :func:`skcalib.stats.coverage_test`, the mean PIT's test
+    :func:`skcalib.stats.pit_mean_test` and the mean CRPS's interval
+    :func:`skcalib.stats.mean_score_ci`). The verdicts test at level
+    ``alpha = 1 - confidence_level``: the one-vs-rest logistic fits of a multiclass problem are
+    combined by Holm's correction and the four coverage levels by Bonferroni's
+    (:func:`skcalib.stats.adjust_pvalues`). The section verdicts test each at ``alpha``; the
+    overall verdict combines the report's tests by Holm's step-down adjustment (so a calibrated
+    model is flagged with probability at most ``alpha``) and lists every test that rejects after
+    it.
 
     Examples
     --------

@@ -74,7 +74,8 @@ def _multivariate():
     rng = np.random.default_rng(7)
     mean = rng.normal(size=(150, 2))
     y = mean + rng.normal(size=(150, 2))
-    return calibration_report(MultivariateNormal(mean, np.tile(np.eye(2), (150, 1, 1))), y=y, **FAST)
+    cov = np.tile(np.eye(2), (150, 1, 1))
+    return calibration_report(MultivariateNormal(mean, cov), y=y, **FAST)
 
 
 def _point_predictions():
