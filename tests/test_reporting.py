@@ -605,9 +605,9 @@ def test_large_n_uses_the_block_estimator_in_one_pass(monkeypatch):
     """Above reporting.LARGE_N samples the kernel section switches from the unbiased
     U-statistic (n^2 pairs for its interval) to the block estimator with blocks of ~sqrt(n):
     its estimate, p-value and normal interval are those of skce_test(method="block")."""
-    from skcalib import reporting
+    from skcalib.reporting import _kernel_section
 
-    monkeypatch.setattr(reporting, "LARGE_N", 100)
+    monkeypatch.setattr(_kernel_section, "LARGE_N", 100)
     rng = np.random.default_rng(1)
     P = rng.dirichlet([1, 1, 1], size=400)
     y = (P.cumsum(axis=1) > rng.random((400, 1))).argmax(axis=1)
@@ -622,7 +622,7 @@ def test_large_n_uses_the_block_estimator_in_one_pass(monkeypatch):
 def test_overall_verdict_adjusts_for_the_number_of_tests():
     """The first sentence combines the sections' tests by Holm: p = 0.03 alone rejects at 0.05,
     among three tests it does not (adjusted 0.09); 0.01 among three does (adjusted 0.03)."""
-    from skcalib.reporting import _overall_verdict
+    from skcalib.reporting._verdicts import overall_verdict as _overall_verdict
 
     three = [("SKCE test", 0.03), ("PIT test", 0.5), ("coverage test", 0.6)]
     text = _overall_verdict(three, 0.05, 100)

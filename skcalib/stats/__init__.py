@@ -13,6 +13,10 @@ miscalibration; a large one says the data do not show it.
 * :func:`pit_test` -- uniformity of the PIT values of predictive distributions (KS, CvM, AD);
 * :func:`consistency_test` -- consistency resampling and the conditional Monte-Carlo test for any
   metric (ECE included);
+* :func:`accuracy_test`, :func:`coverage_test` -- binomial tests of the accuracy against the mean
+  confidence and of the coverage of central prediction intervals against their level;
+* :func:`pit_mean_test` -- the z test of the mean PIT (1/2 under calibration);
+* :func:`mean_score_ci` -- the normal interval of a mean score (the mean CRPS, say);
 * :func:`adjust_pvalues` -- Holm's and Bonferroni's adjustments of several tests' p-values.
 
 Results are :class:`CalibrationTestResult` objects, in the style of SciPy's. Where the method has a
@@ -31,6 +35,14 @@ from ._clinical import (
 )
 from ._consistency import consistency_test
 from ._ecce import ECCETestResult, ecce_test
+from ._elementary import (
+    ProportionTestResult,
+    ScoreInterval,
+    accuracy_test,
+    coverage_test,
+    mean_score_ci,
+    pit_mean_test,
+)
 from ._multiple import adjust_pvalues
 from ._klce import klce_test
 from ._pit import pit_test
@@ -47,6 +59,10 @@ __all__ = [
     "ecce_test",
     "ECCETestResult",
     "pit_test",
+    "pit_mean_test",
+    "accuracy_test",
+    "coverage_test",
+    "mean_score_ci",
     "adjust_pvalues",
     "spiegelhalter_test",
     "hosmer_lemeshow_test",
@@ -57,4 +73,6 @@ __all__ = [
     "CalibrationTestResult",
     "ConfidenceInterval",
     "SKCEInterval",
+    "ProportionTestResult",
+    "ScoreInterval",
 ]

@@ -28,12 +28,14 @@ from .._validation import (
     pos_index,
     user_stacklevel,
 )
+from ._multiple import adjust as _adjust
 from ._result import (
     CalibrationTestResult,
     StatisticPvalueTuple,
     ConfidenceInterval,
     check_confidence_level,
     normal_interval,
+    normal_pvalue,
 )
 
 __all__ = ["spiegelhalter_test", "hosmer_lemeshow_test", "logistic_calibration",
@@ -69,19 +71,6 @@ def _binary_problems(y_true, y_proba, labels, pos_label, sample_weight, min_samp
 def _sum(a, w):
     """``sum_i w_i a_i`` (plain sum without weights)."""
     return float(a.sum()) if w is None else float(np.dot(w, a))
-
-
-def _adjust(pvalues, correction):
-    """Holm (step-down) or Bonferroni adjusted p-values, in the input order."""
-    p = np.asarray(pvalues, dtype=np.float64)
-    K = p.size
-    if correction == "bonferroni":
-        return np.minimum(1.0, K * p)
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (K - np.arange(K)) * p[order])
-    adjusted = np.empty(K)
-    adjusted[order] = np.maximum.accumulate(stepped)
-    return adjusted
 
 
 def _ovr(classes, results, correction, n_samples):
@@ -167,14 +156,6 @@ class OneVsRestResult(StatisticPvalueTuple):
 # Spiegelhalter's Z test
 # ------------------------------------------------------------------------------------------------
 
-def _z_pvalue(z, alternative):
-    if alternative == "two-sided":
-        return float(2.0 * _sps.norm.sf(abs(z)))
-    if alternative == "greater":
-        return float(_sps.norm.sf(z))
-    return float(_sps.norm.cdf(z))
-
-
 def _spiegelhalter_binary(y, p, w, alternative, n):
     a = 1.0 - 2.0 * p
     num = _sum((y - p) * a, w)
@@ -192,7 +173,8 @@ def _spiegelhalter_binary(y, p, w, alternative, n):
     def interval(level, alt):
         return normal_interval(estimate, se, level, alt, lower_bound=None)
 
-    return CalibrationTestResult(statistic=z, pvalue=_z_pvalue(z, alternative), estimate=estimate,
+    return CalibrationTestResult(statistic=z, pvalue=normal_pvalue(z, alternative),
+                                 estimate=estimate,
                                  method="spiegelhalter", n_samples=n, standard_error=se,
                                  interval=interval, alternative=alternative)
 

@@ -1,11 +1,15 @@
-"""Multiple-testing adjustment of p-values (Holm's step-down and Bonferroni's correction)."""
+"""Multiple-testing adjustment of p-values (Holm's step-down and Bonferroni's correction).
+
+:func:`adjust_pvalues` is the public, validating entry; ``adjust(pvalues, correction)`` does the
+arithmetic on p-values already known to be valid (the one-vs-rest families of ``_clinical``
+call it directly).
+"""
 
 import numpy as np
 
 from .._validation import check_option
-from ._clinical import _adjust
 
-__all__ = ["adjust_pvalues"]
+__all__ = ["adjust_pvalues", "adjust"]
 
 METHODS = ("holm", "bonferroni")
 
@@ -67,4 +71,18 @@ def adjust_pvalues(pvalues, method="holm"):
     if not np.all((p >= 0.0) & (p <= 1.0)):  # (also NaN)
         bad = p[~((p >= 0.0) & (p <= 1.0))][0]
         raise ValueError(f"pvalues must be in [0, 1]; got {bad!r}.")
-    return _adjust(p, method)
+    return adjust(p, method)
+
+
+def adjust(pvalues, correction):
+    """Holm (step-down) or Bonferroni adjusted p-values, in the input order, of validated
+    ``pvalues`` (the tests' one-vs-rest families call it directly)."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    K = p.size
+    if correction == "bonferroni":
+        return np.minimum(1.0, K * p)
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, (K - np.arange(K)) * p[order])
+    adjusted = np.empty(K)
+    adjusted[order] = np.maximum.accumulate(stepped)
+    return adjusted

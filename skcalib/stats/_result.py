@@ -16,7 +16,8 @@ from .._validation import check_confidence_level as _check_level
 from .._validation import check_option
 
 __all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
-           "resampling_pvalue", "check_confidence_level", "normal_interval", "standardise"]
+           "resampling_pvalue", "check_confidence_level", "normal_interval", "normal_pvalue",
+           "standardise"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 
@@ -61,6 +62,16 @@ def normal_interval(estimate, standard_error, confidence_level=0.95, alternative
     if lower_bound is not None:
         low, high = max(low, lower_bound), max(high, lower_bound)
     return ConfidenceInterval(float(low), float(high))
+
+
+def normal_pvalue(z, alternative="two-sided"):
+    """P-value of a standard normal statistic ``z``: ``2 (1 - Phi(|z|))`` two-sided, the upper
+    tail for ``"greater"``, the lower one for ``"less"``."""
+    if alternative == "two-sided":
+        return float(2.0 * _sps.norm.sf(abs(z)))
+    if alternative == "greater":
+        return float(_sps.norm.sf(z))
+    return float(_sps.norm.cdf(z))
 
 
 def standardise(estimate, standard_error):
@@ -241,6 +252,51 @@ class CalibrationTestResult(StatisticPvalueTuple):
                     if self.method in ("distribution_free", "hotelling") else "")
             raise ValueError(f"the {self.method!r} test has no confidence interval{hint}.")
         return normal_interval(self.estimate, se, confidence_level, alternative)
+
+    def null_interval(self, confidence_level=0.95):
+        """Central interval of the simulated null distribution of ``statistic``: the range in
+        which a calibrated model's statistic falls with probability ``confidence_level``.
+
+        The ``(1 - confidence_level) / 2`` and ``(1 + confidence_level) / 2`` quantiles of
+        ``null_distribution`` (:func:`numpy.quantile`, linear interpolation). For
+        :func:`consistency_test` it says which values of the metric (an ECE, say) a calibrated
+        model gives on the tested predictions.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            Named tuple ``(low, high)``.
+
+        Raises
+        ------
+        ValueError
+            If the test has no simulated null distribution (analytic nulls).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skcalib import calibration_error
+        >>> from skcalib.stats import consistency_test
+        >>> rng = np.random.default_rng(0)
+        >>> p = rng.uniform(size=200)
+        >>> y = (rng.random(200) < p).astype(int)
+        >>> res = consistency_test(calibration_error, y, p, n_resamples=200, random_state=0)
+        >>> low, high = res.null_interval(0.9)
+        >>> bool(low < res.null_distribution.mean() < high)
+        True
+        """
+        level = check_confidence_level(confidence_level)
+        if self.null_distribution is None:
+            raise ValueError(f"the {self.method!r} test has no simulated null distribution, so "
+                             f"no null interval.")
+        alpha = 1.0 - level
+        low, high = np.quantile(self.null_distribution, [alpha / 2, 1 - alpha / 2])
+        return ConfidenceInterval(float(low), float(high))
 
     def __repr__(self):
         parts = [f"statistic={self.statistic!r}", f"pvalue={self.pvalue!r}",
