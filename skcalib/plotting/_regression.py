@@ -27,7 +27,7 @@ from ..metrics._reliability import _binomial_interval
 from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
 from ._base import (check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, diagonal, distribution_of, draw_once,
-                    draw_with, estimator_name, get_axes, user_names)
+                    draw_with, estimator_name, get_axes, style_properties, user_names)
 
 __all__ = ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]
 
@@ -374,9 +374,10 @@ class PITHistogramDisplay:
         if fill:
             # the colour the cycle (or ``color``) gave: translucent inside, opaque outline
             color = self.bars_.get_facecolor()
-            if "facecolor" not in hist_kwargs and "alpha" not in hist_kwargs:
+            given = style_properties(hist_kwargs)  # an alias (fc=, ec=) counts as given
+            if "facecolor" not in given and "alpha" not in given:
                 self.bars_.set_facecolor(to_rgba(color, 0.35))
-            if "edgecolor" not in hist_kwargs:
+            if "edgecolor" not in given:
                 self.bars_.set_edgecolor(to_rgba(color, 1.0))
         ax.set_xlim(0.0, 1.0)  # the y-axis autoscales (the bars' baseline keeps it at 0)
         ax.set_xlabel("PIT value")
