@@ -16,7 +16,9 @@ Every Display stores the data of its plot (computed by :mod:`skcalib.metrics`), 
 
 from ._classification import ReliabilityDisplay, SmoothReliabilityDisplay
 from ._local import LocalCalibrationBiasDisplay
-from ._regression import IntervalCoverageDisplay, PITHistogramDisplay, QuantileCalibrationDisplay
+from ._coverage import IntervalCoverageDisplay
+from ._pit import PITHistogramDisplay
+from ._quantile import QuantileCalibrationDisplay
 
 __all__ = ["LocalCalibrationBiasDisplay"]
 __all__ += ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]

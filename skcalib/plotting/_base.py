@@ -39,7 +39,7 @@ from .._optional import pyplot
 from .._predictions import predict_distribution
 from .._validation import check_numeric, check_option, user_stacklevel
 
-__all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribution_of",
+__all__ = ["pyplot", "get_axes", "check_ax", "estimator_name", "predict_proba_of", "distribution_of",
            "check_name", "check_kwargs", "unused_kwargs", "merge_style", "style_properties",
            "draw_with", "draw_once", "diagonal",
            "check_display_array", "check_display_number", "check_display_option",
@@ -63,6 +63,14 @@ def get_axes(ax):
     if not isinstance(ax, Axes):
         raise TypeError(f"ax must be a matplotlib Axes or None; got {type(ax).__name__}.")
     return ax.figure, ax
+
+
+def check_ax(ax):
+    """Refuse anything but None or an Axes before any work is done (``get_axes`` creates
+    nothing when ``ax`` is given)."""
+    if ax is not None:
+        get_axes(ax)
+    return ax
 
 
 def estimator_name(estimator, name=None):

@@ -29,7 +29,7 @@ from ..metrics._smooth import binary_problem, smooth_ece, smooth_reliability_cur
 from ..metrics._smooth import SmoothReliabilityCurve
 from ._base import (check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, diagonal, draw_with, estimator_name,
-                    get_axes, merge_style, predict_proba_of, unused_kwargs, user_names)
+                    get_axes, merge_style, predict_proba_of, unused_kwargs, user_names, check_ax)
 
 __all__ = ["ReliabilityDisplay", "SmoothReliabilityDisplay"]
 
@@ -45,12 +45,6 @@ _ESTIMATOR_NAMES = {"y_true": "y", "y_proba": "the estimator's predict_proba(X)"
 
 # --------------------------------------------------------------------------------------------
 # Shared drawing helpers.
-
-
-def _check_ax(ax):
-    """Refuse anything but None or an Axes before any work is done."""
-    if ax is not None:
-        get_axes(ax)
 
 
 def _find_twin(ax, label):
@@ -459,7 +453,7 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         check_name(name)
         if band is not None:
             check_option(band, "band", _BANDS)
@@ -535,7 +529,7 @@ n_resamples, random_state, sample_weight
         -------
         ReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
         check_rows(y, y_proba.shape[0])
@@ -865,7 +859,7 @@ class SmoothReliabilityDisplay:
         -------
         SmoothReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         check_name(name)
         if band is not None:
             check_option(band, "band", _SMOOTH_BANDS)
@@ -931,7 +925,7 @@ random_state, sample_weight
         -------
         SmoothReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
         check_rows(y, y_proba.shape[0])
