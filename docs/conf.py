@@ -78,8 +78,9 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "within_subsection_order": "skcalib_docs.ExampleOrder",
     "minigallery_sort_order": "skcalib_docs.example_sort_key",
-    # The examples close their figures after saving them; keep them open for the scraper.
-    "reset_modules": ("matplotlib", "skcalib_docs.keep_example_figures"),
+    # The examples draw with pyplot and end each figure's cell with plt.show(): the matplotlib
+    # scraper puts the figures open at the end of a cell into the page (then closes them).
+    "reset_modules": ("matplotlib",),
     "image_scrapers": ("matplotlib",),
     "matplotlib_animations": False,
     "backreferences_dir": "api/generated/backreferences",

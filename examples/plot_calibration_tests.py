@@ -17,9 +17,8 @@ every test on
 
 and prints each test's p-value and run time. It then checks on 200 calibrated data sets that the
 p-values are uniform -- what makes a p-value of 0.03 mean "unusual for a calibrated model" -- and
-compares confidence intervals for the SKCE with its exact value. If matplotlib is installed, it
-draws the p-values and their distribution under calibration. The numbers do not need
-matplotlib. :ref:`tests` explains the tests and when to use which.
+compares confidence intervals for the SKCE with its exact value. A figure shows the p-values
+and their distribution under calibration. :ref:`tests` explains the tests and when to use which.
 """
 
 # %%
@@ -31,10 +30,9 @@ matplotlib. :ref:`tests` explains the tests and when to use which.
 # so counts the same evidence several times: its probabilities are too extreme. Both are
 # evaluated on 1,000 other samples.
 
-import os
-import tempfile
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
@@ -266,39 +264,29 @@ for label, kw in {"normal, U-statistic": {},
 # Right: the empirical distribution function of the p-values on the 200 calibrated data sets;
 # a valid test follows the diagonal.
 
-try:
-    import matplotlib.pyplot as plt
-except ImportError:  # pragma: no cover - matplotlib is an optional extra
-    plt = None
-
-if plt is not None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
-    everything = {**{f"{k} (clf.)": v for k, v in classification.items()},
-                  **{f"{k} (regr.)": v for k, v in regression.items()}}
-    # the same tests in the same order for every model (the resampling tests' metric differs)
-    tests = [t.replace("ECE ", "") for t in next(iter(everything.values()))]
-    width = 0.8 / len(everything)
-    for i, (model, results) in enumerate(everything.items()):
-        ax1.barh(np.arange(len(tests)) + i * width,
-                 [max(p, 1e-4) for p, _ in results.values()], height=width, label=model)
-    ax1.axvline(0.05, color="black", linestyle="--", linewidth=1)
-    ax1.set_xscale("log")
-    ax1.set_yticks(np.arange(len(tests)) + 0.4 - width / 2)
-    ax1.set_yticklabels(tests, fontsize=8)
-    ax1.invert_yaxis()
-    ax1.set_xlabel("p-value (values below 1e-4 drawn at 1e-4)")
-    ax1.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
-    grid = np.linspace(0, 1, 101)
-    ax2.plot([0, 1], [0, 1], color="grey", linestyle="--")
-    for name, p in null_pvalues.items():
-        ax2.plot(grid, [np.mean(p <= a) for a in grid], label=name)
-    ax2.set_xlabel("alpha")
-    ax2.set_ylabel("fraction of p-values <= alpha")
-    ax2.set_title("200 calibrated data sets")
-    ax2.legend(fontsize=8)
-    fig.tight_layout()
-    out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
-    path = os.path.join(out_dir, "calibration_tests.png")
-    fig.savefig(path, dpi=80)
-    print(f"\nfigure saved to {path}")
-    plt.close(fig)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 5))
+everything = {**{f"{k} (clf.)": v for k, v in classification.items()},
+              **{f"{k} (regr.)": v for k, v in regression.items()}}
+# the same tests in the same order for every model (the resampling tests' metric differs)
+tests = [t.replace("ECE ", "") for t in next(iter(everything.values()))]
+width = 0.8 / len(everything)
+for i, (model, results) in enumerate(everything.items()):
+    ax1.barh(np.arange(len(tests)) + i * width,
+             [max(p, 1e-4) for p, _ in results.values()], height=width, label=model)
+ax1.axvline(0.05, color="black", linestyle="--", linewidth=1)
+ax1.set_xscale("log")
+ax1.set_yticks(np.arange(len(tests)) + 0.4 - width / 2)
+ax1.set_yticklabels(tests, fontsize=8)
+ax1.invert_yaxis()
+ax1.set_xlabel("p-value (values below 1e-4 drawn at 1e-4)")
+ax1.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
+grid = np.linspace(0, 1, 101)
+ax2.plot([0, 1], [0, 1], color="grey", linestyle="--")
+for name, p in null_pvalues.items():
+    ax2.plot(grid, [np.mean(p <= a) for a in grid], label=name)
+ax2.set_xlabel("alpha")
+ax2.set_ylabel("fraction of p-values <= alpha")
+ax2.set_title("200 calibrated data sets")
+ax2.legend(fontsize=8)
+fig.tight_layout()
+plt.show()

@@ -28,8 +28,7 @@ For one classifier this example
 * estimates the canonical calibration error (KDE against kernel ridge),
 * explains why the risk on the test split must never be used for the selection.
 
-If matplotlib is installed it plots the held-out risk of every candidate relative to the best
-one. The numbers do not need matplotlib.
+A figure shows the held-out risk of every candidate relative to the best one.
 """
 
 # %%
@@ -41,10 +40,9 @@ one. The numbers do not need matplotlib.
 # this role). The classifier is fixed from now on: everything below estimates the calibration of
 # this one model.
 
-import os
-import tempfile
 import warnings
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -270,36 +268,26 @@ print_best_of_each_family(cv, "top-label: best of each family")
 # The plot shows, for every family, the mean paired risk difference to the selected candidate
 # over its grid, with the paired standard errors.
 
-try:
-    import matplotlib.pyplot as plt
-except ImportError:  # pragma: no cover - matplotlib is an optional extra
-    plt = None
-
 r = cv.cv_results_
 diff_mean, diff_se = paired_differences(cv)
-if plt is not None:
-    families = [f for f in dict.fromkeys(r["family"]) if f != "zero"]
-    fig, axes = plt.subplots(1, len(families), figsize=(12, 3.6), sharey=True)
-    for ax, family in zip(axes, families):
-        idx = np.flatnonzero(r["family"] == family)
-        (name,) = r["params"][idx[0]]
-        values = np.array([r["params"][i][name] for i in idx], dtype=float)
-        ax.errorbar(values, diff_mean[idx], yerr=diff_se[idx], marker="o", capsize=3)
-        ax.axhline(0.0, color="grey", linestyle="--", label="selected candidate")
-        ax.axhline(diff_mean[r["family"] == "zero"][0], color="C3", linestyle=":",
-                   label="h = 0")
-        ax.set_xscale("log")
-        ax.set_xlabel(name)
-        ax.set_title(family)
-    axes[0].set_ylabel("held-out risk - best risk")
-    axes[0].legend(loc="upper left")
-    fig.suptitle("Paired 5-fold risk differences (top-label), mean and SE")
-    fig.tight_layout()
-    out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
-    path = os.path.join(out_dir, "estimation_risk.png")
-    fig.savefig(path, dpi=80)
-    print(f"\nrisk plot saved to {path}")
-    plt.close(fig)
+families = [f for f in dict.fromkeys(r["family"]) if f != "zero"]
+fig, axes = plt.subplots(1, len(families), figsize=(12, 3.6), sharey=True)
+for ax, family in zip(axes, families):
+    idx = np.flatnonzero(r["family"] == family)
+    (name,) = r["params"][idx[0]]
+    values = np.array([r["params"][i][name] for i in idx], dtype=float)
+    ax.errorbar(values, diff_mean[idx], yerr=diff_se[idx], marker="o", capsize=3)
+    ax.axhline(0.0, color="grey", linestyle="--", label="selected candidate")
+    ax.axhline(diff_mean[r["family"] == "zero"][0], color="C3", linestyle=":",
+               label="h = 0")
+    ax.set_xscale("log")
+    ax.set_xlabel(name)
+    ax.set_title(family)
+axes[0].set_ylabel("held-out risk - best risk")
+axes[0].legend(loc="upper left")
+fig.suptitle("Paired 5-fold risk differences (top-label), mean and SE")
+fig.tight_layout()
+plt.show()
 
 # %%
 # The same selection with plain scikit-learn

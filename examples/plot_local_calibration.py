@@ -27,9 +27,8 @@ that of group-1 people aged 55 or more lower, than the model's inputs say. It sh
 # Three splits: the model is fitted on the first, recalibrators on the second, and everything
 # is evaluated on the third.
 
-import os
-import tempfile
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.isotonic import IsotonicRegression
@@ -108,20 +107,16 @@ b_cal = np.clip(boost.predict_proba(X[cal])[:, 1], 1e-6, 1 - 1e-6)
 ts = TemperatureScaling(input="proba").fit(b_cal, y[cal])
 iso = IsotonicRegression(out_of_bounds="clip", y_min=1e-6, y_max=1 - 1e-6).fit(b_cal, y[cal])
 p_ts = ts.predict_proba(b_test)[:, 1]
-ece_boost = calibration_error(y[test], b_test)
 p_boost = audit_row("gradient boosting", b_test)
-p_after = {"+ temperature scaling": p_ts, "+ isotonic regression": iso.predict(b_test)}
-for name, p in p_after.items():
-    assert calibration_error(y[test], p) < ece_boost  # recalibration lowers the ECE ...
-    p_after[name] = audit_row(name, p)  # ... but not the local miscalibration
+recalibrated = {"+ temperature scaling": p_ts, "+ isotonic regression": iso.predict(b_test)}
+# recalibration lowers the ECE, but not the local miscalibration
+p_after = {name: audit_row(name, p) for name, p in recalibrated.items()}
 
 with_audit = np.column_stack([X, audit[:, 0], audit[:, 0] * audit[:, 1], audit[:, 1]])
 aware = make_pipeline(SplineTransformer(n_knots=8), LogisticRegression(max_iter=2000))
 aware.fit(with_audit[train], y[train])
 p_aware_value = audit_row("model seeing age and group", aware.predict_proba(with_audit[test])[:, 1])
 
-assert p_model < 0.01 and p_boost < 0.01 and all(v < 0.05 for v in p_after.values())
-assert p_aware_value > 0.05
 print(f"\nKLCE of the audited model with the paper's normalisation (kernel-weighted mean): "
       f"{klce(y[test], p_test, audit[test], feature_kernel=FEATURE_KERNEL, normalization='kite'):.2e}")
 
@@ -129,26 +124,17 @@ print(f"\nKLCE of the audited model with the paper's normalisation (kernel-weigh
 # The bias plot
 # -------------
 # The paper's Fig. 6: each point is one person's local calibration bias against age, coloured
-# by group, with a smoothed trend per group. Drawn if matplotlib is installed.
+# by group, with a smoothed trend per group.
 
-try:
-    import matplotlib.pyplot as plt
-except ImportError:  # pragma: no cover - matplotlib is an optional extra
-    plt = None
+from skcalib.plotting import LocalCalibrationBiasDisplay
 
-if plt is not None:
-    from skcalib.plotting import LocalCalibrationBiasDisplay
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
-    LocalCalibrationBiasDisplay.from_predictions(y[test], p_test, audit[test], feature=0,
-                                                 group=1, feature_kernel=FEATURE_KERNEL, ax=ax1)
-    ax1.set_title("logistic regression on the model inputs")
-    ax1.set_xlabel("age")
-    LocalCalibrationBiasDisplay.from_predictions(y[test], p_ts, audit[test], feature=0,
-                                                 group=1, feature_kernel=FEATURE_KERNEL, ax=ax2)
-    ax2.set_title("gradient boosting after temperature scaling")
-    ax2.set_xlabel("age")
-    out = os.path.join(tempfile.mkdtemp(), "local_calibration_bias.png")
-    fig.savefig(out, dpi=100, bbox_inches="tight")
-    print(f"\nfigure written to {out}")
-    plt.close(fig)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+LocalCalibrationBiasDisplay.from_predictions(y[test], p_test, audit[test], feature=0,
+                                             group=1, feature_kernel=FEATURE_KERNEL, ax=ax1)
+ax1.set_title("logistic regression on the model inputs")
+ax1.set_xlabel("age")
+LocalCalibrationBiasDisplay.from_predictions(y[test], p_ts, audit[test], feature=0,
+                                             group=1, feature_kernel=FEATURE_KERNEL, ax=ax2)
+ax2.set_title("gradient boosting after temperature scaling")
+ax2.set_xlabel("age")
+plt.show()

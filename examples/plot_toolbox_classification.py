@@ -18,7 +18,7 @@ the same data:
 * a three-class model (top-label metrics, one-vs-rest tests with the Holm correction), and
 * the scorers of all of it in one ``cross_validate`` call.
 
-If matplotlib is installed, it draws the reliability diagrams (binned with intervals, smooth and
+Figures show the reliability diagrams (binned with intervals, smooth and
 CORP) and the cumulative differences. :ref:`metrics` says which metric answers which question.
 """
 
@@ -30,10 +30,9 @@ CORP) and the cumulative differences. :ref:`metrics` says which metric answers w
 # calibrated; Gaussian naive Bayes counts the redundant (correlated) features several times and is
 # over-confident; a random forest averages trees and is under-confident near 0 and 1.
 
-import os
-import tempfile
 import warnings
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
@@ -66,7 +65,6 @@ for name, p in proba.items():
     curve = skcalib.reliability_curve(y_test, p, n_bins=10)
     missed = (curve.ci_low > curve.prob_pred) | (curve.ci_high < curve.prob_pred)
     ece = np.average(np.abs(curve.prob_true - curve.prob_pred), weights=curve.weight_sums)
-    assert np.isclose(ece, skcalib.calibration_error(y_test, p, n_bins=10))
     print(f"{name:<14} ECE (10 bins) {ece:.4f}; bins whose interval misses the diagonal: "
           f"{int(missed.sum())} of {curve.n_kept}")
 
@@ -108,8 +106,6 @@ for name, p in proba.items():
     brier, log = skcalib.brier_score(y_test, p), skcalib.log_score(y_test, p)
     mur = skcalib.murphy_decomposition(y_test, p, n_bins=10)
     corp = skcalib.corp_decomposition(y_test, p)
-    assert np.isclose(corp.mcb - corp.dsc + corp.unc, brier, rtol=1e-12)
-    assert np.isclose(mur.rel - mur.res + mur.unc + mur.within_bin, brier, rtol=1e-12)
     print(f"{name:<14}{brier:>8.4f}{log:>8.4f} |        {mur.rel:>7.4f}{mur.res:>8.4f}"
           f"{mur.unc:>8.4f}{mur.within_bin:>9.4f} |      {corp.mcb:>7.4f}{corp.dsc:>8.4f}"
           f"{corp.unc:>8.4f}")
@@ -192,41 +188,31 @@ for name in ("logistic", "naive Bayes"):
 # standardised cumulative differences of the ECCE test; under calibration they stay within a few
 # units of 0, and their slope over a range of predictions is the miscalibration there.
 
-try:
-    import matplotlib.pyplot as plt
-except ImportError:  # pragma: no cover - matplotlib is an optional extra
-    plt = None
+from skcalib.plotting import ReliabilityDisplay, SmoothReliabilityDisplay
 
-if plt is not None:
-    from skcalib.plotting import ReliabilityDisplay, SmoothReliabilityDisplay
-
-    fig, axes = plt.subplots(2, 2, figsize=(12, 10))
-    for k, (name, p) in enumerate(proba.items()):
-        color = f"C{k}"
-        ReliabilityDisplay.from_predictions(y_test, p, n_bins=10, name=name, color=color,
-                                            ax=axes[0, 0])
-        SmoothReliabilityDisplay.from_predictions(y_test, p, name=name, color=color,
-                                                  ax=axes[0, 1])
-        cc = skcalib.corp_decomposition(y_test, p).curve
-        axes[1, 0].step(cc.forecast, cc.recalibrated, where="post", color=color, label=name)
-        e = ecce_test(y_test, p)
-        axes[1, 1].plot(e.abscissa, e.cumulative / e.scale, color=color, label=name)
-    axes[0, 0].set_title("binned (95% Clopper-Pearson intervals)")
-    axes[0, 1].set_title("smooth")
-    ax = axes[1, 0]
-    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-    ax.set_xlabel("predicted probability")
-    ax.set_ylabel("observed frequency")
-    ax.legend(fontsize=8)
-    ax.set_title("CORP (isotonic)")
-    axes[1, 1].axhline(0, color="grey", linestyle="--", linewidth=1)
-    axes[1, 1].set_xlabel("k / n (samples sorted by prediction)")
-    axes[1, 1].set_ylabel("cumulative difference / sigma")
-    axes[1, 1].set_title("ECCE: cumulative differences")
-    axes[1, 1].legend(fontsize=8)
-    fig.tight_layout()
-    out_dir = tempfile.mkdtemp(prefix="skcalib-example-")
-    path = os.path.join(out_dir, "toolbox_classification.png")
-    fig.savefig(path, dpi=80)
-    print(f"\nfigure saved to {path}")
-    plt.close(fig)
+fig, axes = plt.subplots(2, 2, figsize=(12, 10))
+for k, (name, p) in enumerate(proba.items()):
+    color = f"C{k}"
+    ReliabilityDisplay.from_predictions(y_test, p, n_bins=10, name=name, color=color,
+                                        ax=axes[0, 0])
+    SmoothReliabilityDisplay.from_predictions(y_test, p, name=name, color=color,
+                                              ax=axes[0, 1])
+    cc = skcalib.corp_decomposition(y_test, p).curve
+    axes[1, 0].step(cc.forecast, cc.recalibrated, where="post", color=color, label=name)
+    e = ecce_test(y_test, p)
+    axes[1, 1].plot(e.abscissa, e.cumulative / e.scale, color=color, label=name)
+axes[0, 0].set_title("binned (95% Clopper-Pearson intervals)")
+axes[0, 1].set_title("smooth")
+ax = axes[1, 0]
+ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+ax.set_xlabel("predicted probability")
+ax.set_ylabel("observed frequency")
+ax.legend(fontsize=8)
+ax.set_title("CORP (isotonic)")
+axes[1, 1].axhline(0, color="grey", linestyle="--", linewidth=1)
+axes[1, 1].set_xlabel("k / n (samples sorted by prediction)")
+axes[1, 1].set_ylabel("cumulative difference / sigma")
+axes[1, 1].set_title("ECCE: cumulative differences")
+axes[1, 1].legend(fontsize=8)
+fig.tight_layout()
+plt.show()

@@ -226,23 +226,6 @@ def _docs_ext():
         sys.path.remove(os.path.join(DOCS, "sphinxext"))
 
 
-def test_keep_example_figures_keeps_closed_figures_for_the_scraper(monkeypatch):
-    import matplotlib.pyplot as plt
-
-    monkeypatch.setattr(plt, "close", plt.close)  # restored after the test
-    plt.close("all")
-    ext = _docs_ext()
-    ext.keep_example_figures({}, "plot_x.py")
-    ext.keep_example_figures({}, "plot_y.py")  # idempotent: still one wrapper
-    fig1, fig2 = plt.figure(), plt.figure()
-    plt.close(fig1)
-    plt.close(fig2.number)
-    plt.close()
-    assert plt.get_fignums() == [fig1.number, fig2.number]  # what the scraper saves
-    plt.close("all")  # what the scraper calls after saving
-    assert plt.get_fignums() == []
-
-
 def test_gallery_order():
     ext = _docs_ext()
     examples = sorted(name for name in os.listdir(os.path.join(os.path.dirname(DOCS), "examples"))

@@ -5,11 +5,6 @@ is imported by :func:`setup` only.
 
 * ``.. skcalib-scorer-table::`` -- the table of every scorer of :func:`skcalib.get_scorer_names`,
   generated at build time by :mod:`scorer_table`, so it cannot go stale.
-* :func:`keep_example_figures` -- a sphinx-gallery ``reset_modules`` hook: the example scripts
-  save their figures to a temporary folder and close them (so that they also run as plain
-  scripts); during the documentation build ``plt.close(fig)`` is made a no-op, so the figures are
-  still open at the end of the cell and sphinx-gallery's matplotlib scraper puts them into the
-  page. ``plt.close("all")`` (what the scraper itself calls after saving) still closes.
 * :class:`ExampleOrder`, :func:`example_sort_key` -- the order of the examples in the gallery
   and in the thumbnail grids (``minigallery``): the introductory ones first, the rest by name.
 * :func:`mathjax_static_dir` -- the folder of the MathJax files shipped by the
@@ -65,31 +60,6 @@ def example_sort_key(path):
         ``(rank in FIRST_EXAMPLES, file name)``.
     """
     return ExampleOrder(None)(path)
-
-
-def keep_example_figures(gallery_conf, fname):
-    """Make ``matplotlib.pyplot.close`` keep figures alive while an example runs.
-
-    Parameters
-    ----------
-    gallery_conf : dict
-        sphinx-gallery's configuration (unused).
-    fname : str or None
-        The example about to run (unused).
-    """
-    import matplotlib.pyplot as plt
-
-    if getattr(plt.close, "_skcalib_keeps_figures", False):
-        return
-    close = plt.close
-
-    def close_all_only(fig=None):
-        # The scraper saves every open figure at the end of a cell, then calls close("all").
-        if isinstance(fig, str) and fig == "all":
-            close("all")
-
-    close_all_only._skcalib_keeps_figures = True
-    plt.close = close_all_only
 
 
 def mathjax_static_dir():

@@ -12,11 +12,18 @@ Every Display stores the data of its plot (computed by :mod:`skcalib.metrics`), 
 * :class:`PITHistogramDisplay`, :class:`QuantileCalibrationDisplay`,
   :class:`IntervalCoverageDisplay` -- a regressor's PIT histogram, quantile-calibration curve and
   interval coverage.
+
+The keyword arguments a Display passes to matplotlib (``**kwargs``, ``line_kwargs``,
+``hist_kwargs``, ...) take matplotlib's aliases: ``lw=2``, ``ls="--"`` or ``c="red"`` replace
+the Display's default ``linewidth``, ``linestyle`` or ``color``; an alias given together with its
+long name is a ``TypeError`` naming both.
 """
 
 from ._classification import ReliabilityDisplay, SmoothReliabilityDisplay
 from ._local import LocalCalibrationBiasDisplay
-from ._regression import IntervalCoverageDisplay, PITHistogramDisplay, QuantileCalibrationDisplay
+from ._coverage import IntervalCoverageDisplay
+from ._pit import PITHistogramDisplay
+from ._quantile import QuantileCalibrationDisplay
 
 __all__ = ["LocalCalibrationBiasDisplay"]
 __all__ += ["PITHistogramDisplay", "QuantileCalibrationDisplay", "IntervalCoverageDisplay"]

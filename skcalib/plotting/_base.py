@@ -14,7 +14,14 @@ levels in (0, 1), ...) and refuses bad data with a ``ValueError`` naming the con
 parameter, before anything is drawn. The ``*_kwargs`` dicts (and ``**kwargs``) a user passes
 to matplotlib go through :func:`check_kwargs` and :func:`draw_with`, so that a key matplotlib does
 not know is a ``TypeError`` naming the argument and the key, not matplotlib's
-``AttributeError``. ``from_estimator`` names ``X`` and ``y`` in its errors (:func:`user_names`),
+``AttributeError``.
+
+**Styles.** A Display's default style and the user's keyword arguments are merged by one function,
+:func:`merge_style` (every merge goes through it, most of them inside :func:`draw_with`): a user's
+matplotlib alias (``lw``, ``ls``, ``c``, ``ec``, ``fc``, ``ms``, ...) replaces the default's long
+name (``linewidth``, ...) and a long name replaces a default alias, so ``lw=3`` draws a line 3
+points wide instead of matplotlib's ``Got both 'linewidth' and 'lw'``; a user who gives both an
+alias and its long name gets a ``TypeError`` naming both. ``from_estimator`` names ``X`` and ``y`` in its errors (:func:`user_names`),
 not the ``y_true`` and ``y_pred`` of the metric it calls.
 
 Matplotlib is an optional dependency (``pip install 'skcalib[plot]'``): it is imported when a
@@ -32,8 +39,9 @@ from .._optional import pyplot
 from .._predictions import predict_distribution
 from .._validation import check_numeric, check_option, user_stacklevel
 
-__all__ = ["pyplot", "get_axes", "estimator_name", "predict_proba_of", "distribution_of",
-           "check_name", "check_kwargs", "unused_kwargs", "draw_with", "draw_once", "diagonal",
+__all__ = ["pyplot", "get_axes", "check_ax", "estimator_name", "predict_proba_of", "distribution_of",
+           "check_name", "check_kwargs", "unused_kwargs", "merge_style", "style_properties",
+           "draw_with", "draw_once", "diagonal",
            "check_display_array", "check_display_number", "check_display_option",
            "check_rows", "user_names"]
 
@@ -55,6 +63,14 @@ def get_axes(ax):
     if not isinstance(ax, Axes):
         raise TypeError(f"ax must be a matplotlib Axes or None; got {type(ax).__name__}.")
     return ax.figure, ax
+
+
+def check_ax(ax):
+    """Refuse anything but None or an Axes before any work is done (``get_axes`` creates
+    nothing when ``ax`` is given)."""
+    if ax is not None:
+        get_axes(ax)
+    return ax
 
 
 def estimator_name(estimator, name=None):
@@ -114,34 +130,126 @@ def unused_kwargs(value, name, reason):
                       stacklevel=user_stacklevel())
 
 
+#: matplotlib's short aliases of artist properties (Line2D, Patch and Collection setters), and
+#: the property each one names.
+STYLE_ALIASES = {
+    "aa": "antialiased",
+    "c": "color",
+    "ds": "drawstyle",
+    "ec": "edgecolor",
+    "fc": "facecolor",
+    "ls": "linestyle",
+    "lw": "linewidth",
+    "mec": "markeredgecolor",
+    "mew": "markeredgewidth",
+    "mfc": "markerfacecolor",
+    "mfcalt": "markerfacecoloralt",
+    "ms": "markersize",
+}
+
+
+def _property(key):
+    """The matplotlib property a keyword argument sets: its long name for an alias."""
+    return STYLE_ALIASES.get(key, key)
+
+
+def style_properties(kwargs):
+    """The set of matplotlib properties the keyword arguments ``kwargs`` set, an alias counted
+    as its long name (``{"lw": 2, "fc": "red"}`` sets ``{"linewidth", "facecolor"}``)."""
+    return {_property(k) for k in kwargs}
+
+
+def merge_style(defaults, user, name="kwargs", *, as_given=()):
+    """The keyword arguments of a matplotlib call: a Display's ``defaults`` updated by the
+    user's ``user`` (the argument ``name``), aliases resolved.
+
+    Each of the user's keys replaces the default that sets the same property, whichever of the
+    two is an alias (``lw=2`` replaces ``linewidth=1.5``; ``linewidth=2`` replaces ``lw=1.5``).
+    The user's aliases are passed under their long names (every artist knows ``linewidth``; a
+    Patch does not know ``c``), except the keys in ``as_given``, which the called function
+    takes under that spelling (``scatter``'s ``c``, which may be values to colour-map).
+    Neither dict is modified.
+
+    Parameters
+    ----------
+    defaults : dict
+        The Display's style (long names or aliases).
+    user : dict
+        The user's keyword arguments.
+    name : str, default="kwargs"
+        The argument that holds ``user``, for the error.
+    as_given : tuple of str, default=()
+        Aliases passed under the user's spelling.
+
+    Returns
+    -------
+    dict
+        The merged keyword arguments.
+
+    Raises
+    ------
+    TypeError
+        If ``user`` sets one property twice (an alias and its long name, e.g. ``lw`` and
+        ``linewidth``), naming both keys.
+
+    Examples
+    --------
+    >>> merge_style({"linewidth": 1.5, "color": "C0"}, {"lw": 3, "ls": "--"})
+    {'color': 'C0', 'linewidth': 3, 'linestyle': '--'}
+    >>> merge_style({"lw": 1.5}, {"linewidth": 3})
+    {'linewidth': 3}
+    >>> merge_style({"color": "C0"}, {"c": [0.1, 0.9]}, as_given=("c",))
+    {'c': [0.1, 0.9]}
+    >>> merge_style({}, {"lw": 3, "linewidth": 2}, "line_kwargs")
+    Traceback (most recent call last):
+    ...
+    TypeError: line_kwargs has both 'lw' and 'linewidth', which are the same matplotlib property (linewidth); pass one of them.
+    """
+    seen = {}
+    for key in user:
+        prop = _property(key)
+        if prop in seen:
+            raise TypeError(f"{name} has both {seen[prop]!r} and {key!r}, which are the same "
+                            f"matplotlib property ({prop}); pass one of them.")
+        seen[prop] = key
+    merged = {k: v for k, v in defaults.items() if _property(k) not in seen}
+    for key, value in user.items():
+        merged[key if key in as_given else _property(key)] = value
+    return merged
+
+
 _UNEXPECTED = re.compile(r"unexpected keyword argument '([^']+)'|"
                          r"got multiple values for keyword argument '([^']+)'")
 
 
-def draw_with(func, args, defaults, user, name):
-    """``func(*args, **{**defaults, **user})``: a matplotlib call with the Display's defaults and
-    the user's keyword arguments ``user`` (the argument ``name``, checked by
-    :func:`check_kwargs`; the user's keys win).
+def draw_with(func, args, defaults, user, name, *, as_given=()):
+    """``func(*args, **merge_style(defaults, user, name))``: a matplotlib call with the
+    Display's defaults and the user's keyword arguments ``user`` (the argument ``name``,
+    checked by :func:`check_kwargs`; the user's keys win, aliases resolved by
+    :func:`merge_style`, which passes the keys of ``as_given`` as they are).
 
     A key matplotlib refuses is a ``TypeError`` naming ``name`` and the key (matplotlib raises
     ``AttributeError: Rectangle.set() got an unexpected keyword argument 'bogus'``); a value
     it refuses (``color="nope"``) is its ``ValueError`` or ``TypeError`` prefixed with ``name``.
     """
+    kwargs = merge_style(defaults, user, name, as_given=as_given)
     try:
-        return func(*args, **{**defaults, **user})
+        return func(*args, **kwargs)
     except (AttributeError, TypeError, ValueError) as exc:
         if not user:
             raise
         msg = str(exc).strip().split("\n")[0]
+        # the user's keys under the names matplotlib saw (an alias under its long name)
+        passed = {(k if k in as_given else _property(k)): k for k in user}
         found = _UNEXPECTED.search(msg)
         if found is not None:
             key = found.group(1) or found.group(2)
-            if key in user:
+            if key in passed:
                 raise TypeError(f"{name} has a key that {_callee(func)} does not accept: "
-                                f"{key!r} ({msg}).") from None
+                                f"{passed[key]!r} ({msg}).") from None
         if isinstance(exc, AttributeError):
             raise TypeError(f"{name}: {_callee(func)} refused {sorted(user)}: {msg}") from None
-        if any(re.search(rf"\b{re.escape(k)}\b", msg) for k in user):
+        if any(re.search(rf"\b{re.escape(k)}\b", msg) for k in {*user, *passed}):
             raise type(exc)(f"{name}: {msg}") from None
         raise
 

@@ -29,7 +29,7 @@ from ..metrics._smooth import binary_problem, smooth_ece, smooth_reliability_cur
 from ..metrics._smooth import SmoothReliabilityCurve
 from ._base import (check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, diagonal, draw_with, estimator_name,
-                    get_axes, predict_proba_of, unused_kwargs, user_names)
+                    get_axes, merge_style, predict_proba_of, unused_kwargs, user_names, check_ax)
 
 __all__ = ["ReliabilityDisplay", "SmoothReliabilityDisplay"]
 
@@ -45,12 +45,6 @@ _ESTIMATOR_NAMES = {"y_true": "y", "y_proba": "the estimator's predict_proba(X)"
 
 # --------------------------------------------------------------------------------------------
 # Shared drawing helpers.
-
-
-def _check_ax(ax):
-    """Refuse anything but None or an Axes before any work is done."""
-    if ax is not None:
-        get_axes(ax)
 
 
 def _find_twin(ax, label):
@@ -459,7 +453,7 @@ class ReliabilityDisplay:
         -------
         ReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         check_name(name)
         if band is not None:
             check_option(band, "band", _BANDS)
@@ -535,7 +529,7 @@ n_resamples, random_state, sample_weight
         -------
         ReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
         check_rows(y, y_proba.shape[0])
@@ -779,14 +773,16 @@ class SmoothReliabilityDisplay:
         # only a faint line is drawn there
         (self.line_,) = draw_with(ax.plot, (c.grid, np.where(sparse, np.nan, frequency)),
                                   line_kw, kwargs, "kwargs")
-        line_kw.update(kwargs)
         color = self.line_.get_color()
         self.unsupported_ = None
         if sparse.any():
-            # the faint part joins the supported one at the boundary points
+            # the faint part joins the supported one at the boundary points; it keeps the
+            # curve's style (a user's linestyle, marker, ...) but is thin, faint and unlabelled
             near = sparse | np.r_[sparse[1:], False] | np.r_[False, sparse[:-1]]
-            faint_kw = {k: v for k, v in line_kw.items() if k not in ("label", "alpha")}
-            faint_kw.update(color=color, linewidth=1, alpha=0.3, zorder=2.5)
+            style = {k: v for k, v in merge_style(line_kw, kwargs).items()
+                     if k not in ("label", "alpha")}
+            faint_kw = merge_style(style, {"color": color, "linewidth": 1, "alpha": 0.3,
+                                           "zorder": 2.5})
             (self.unsupported_,) = ax.plot(c.grid, np.where(near, frequency, np.nan),
                                            **faint_kw)
         self.band_ = None
@@ -863,7 +859,7 @@ class SmoothReliabilityDisplay:
         -------
         SmoothReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         check_name(name)
         if band is not None:
             check_option(band, "band", _SMOOTH_BANDS)
@@ -929,7 +925,7 @@ random_state, sample_weight
         -------
         SmoothReliabilityDisplay
         """
-        _check_ax(ax)
+        check_ax(ax)
         name = estimator_name(estimator, name)
         y_proba, labels = predict_proba_of(estimator, X)
         check_rows(y, y_proba.shape[0])

@@ -143,7 +143,8 @@ class LocalCalibrationBiasDisplay:
             label = None if self.groups is None else str(g)
             self.scatters_[g] = draw_with(ax.scatter, (x[mask], bias[mask]),
                                           {"s": 8, "alpha": 0.5, "color": color,
-                                           "label": label}, scatter_kwargs, "scatter_kwargs")
+                                           "label": label}, scatter_kwargs, "scatter_kwargs",
+                                          as_given=("c",))  # scatter's c may be values
             if trend and mask.sum() > 1:
                 (line,) = draw_with(ax.plot, (grid, _smooth(x[mask], bias[mask], grid)),
                                     {"color": color, "linewidth": 2}, line_kwargs,
