@@ -43,7 +43,7 @@ Layering: this module sits between :mod:`skcalib.kernels` (which it imports) and
 forms). It never imports ``distributions``: the registry holds the classes the family modules
 pass in, and the family marker ``_family`` every distribution class carries tells mixtures
 (``"mixture"``) and class probabilities (``"categorical"``) apart where magnitudes are measured.
-The pair term built on these ops lives in :mod:`skcalib.metrics._distribution`.
+The pair term built on these ops lives in :mod:`skcalib._problems.terms`.
 
 Internal API: :class:`TargetOps` (and :class:`LocationScaleOps`), :func:`place`,
 :func:`register_expectations`, :func:`closed_ops`, :func:`common_ops`, :func:`target_ops`,
