@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..distributions import Laplace, Mixture, moment_unit
+from ..distributions import Mixture, moment_unit
 from ..kernels import (
     DeltaKernel,
     ExponentialKernel,
@@ -174,12 +174,12 @@ def check_mmce_kernel(kernel):
 
 
 def default_target_kernel(dist):
-    """``GaussianKernel("median")``, or ``ExponentialKernel("median")`` for Laplace predictions
-    (and mixtures of them), the target kernels with closed-form expectations for the family."""
+    """The family's default target kernel (its ``_default_target_kernel``, else
+    ``GaussianKernel``) with the ``"median"`` length scale: ``ExponentialKernel`` for Laplace
+    predictions (and mixtures of them), the target kernels with closed-form expectations."""
     comp = dist.components[0] if isinstance(dist, Mixture) else dist
-    if isinstance(comp, Laplace):
-        return ExponentialKernel("median")
-    return GaussianKernel("median")
+    kernel_class = type(comp)._default_target_kernel or GaussianKernel
+    return kernel_class("median")
 
 
 def as_regression_kernel(kernel, dist, name="kernel"):

@@ -191,6 +191,10 @@ class Distribution:
     #: Whether the family is univariate with ``cdf`` and ``ppf`` (the PIT and CRPS metrics
     #: accept it): True for Normal, Laplace, Recalibrated and mixtures of them.
     _univariate = False
+    #: The default target kernel of the SKCE and UCME on this family (a kernel class of
+    #: :mod:`skcalib.kernels`, built with the ``"median"`` length scale): the target kernel with
+    #: closed-form expectations for the family. ``None``: the Gaussian kernel.
+    _default_target_kernel = None
 
     def __setattr__(self, name, value):
         if self._frozen:

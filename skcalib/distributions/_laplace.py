@@ -35,6 +35,7 @@ class Laplace(_LocationScale):
     """
 
     _family = "laplace"  # dispatch key of skcalib._expectations (no import cycle)
+    _default_target_kernel = ExponentialKernel
     _positive_scale = True
 
     @property

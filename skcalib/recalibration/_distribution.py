@@ -381,9 +381,11 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
             return Categorical(P, dist.classes)
         return dist.tempered(self.temperature_)
 
-#: The families that temperature scaling maps into themselves (``Categorical`` is fitted by
-#: :class:`TemperatureScaling`); mixtures of them too.
-_TEMPERED_FAMILIES = ("Normal", "Laplace", "MultivariateNormal")
+def _has_tempered_form(d):
+    """Whether temperature scaling maps the family of ``d`` into itself with a closed-form NLL
+    optimum (a family with ``tempered`` and ``_temperature_statistic``: Normal, Laplace,
+    MultivariateNormal; ``Categorical`` is fitted by :class:`TemperatureScaling`)."""
+    return callable(getattr(type(d), "_temperature_statistic", None))
 
 
 def _check_temperable(dist):
@@ -394,7 +396,7 @@ def _check_temperable(dist):
         d = families.pop()
         if isinstance(d, Mixture):
             families.extend(d.components)
-        elif type(d).__name__ not in _TEMPERED_FAMILIES:
+        elif not _has_tempered_form(d):
             raise TypeError(
                 f"X holds {family_signature(dist)} predictions, which temperature scaling does "
                 f"not support ({type(d).__name__} has no tempered form); "
