@@ -6,4 +6,10 @@ ask the same questions of their inputs -- "class probabilities or a predictive d
 they get the one answer from here. Nothing in this package is public API; its modules are the
 documented *internal* API (the architecture page of the documentation lists them), and they may
 be imported by any package above it.
+
+* :mod:`~skcalib._problems.binned` -- the binned errors of problems ``(Q, T)`` from per-cell sums;
+* :mod:`~skcalib._problems.binning` -- the uniform, quantile and median-variance binnings;
+* :mod:`~skcalib._problems.modes` -- the ``(Q, T)`` problems of each mode of class probabilities;
+* :mod:`~skcalib._problems.reliability` -- reliability-curve bins, binomial intervals, bands;
+* :mod:`~skcalib._problems.univariate` -- checks of univariate predictive distributions.
 """

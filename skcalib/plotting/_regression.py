@@ -22,8 +22,8 @@ from .._validation import (
     check_sample_weight,
 )
 from ..distributions import as_distribution
-from ..metrics._regression import _check_grid, _check_levels, _is_univariate
-from ..metrics._reliability import _binomial_interval
+from .._problems.univariate import check_grid, check_levels, is_univariate
+from .._problems.reliability import binomial_interval
 from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
 from ._base import (check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, diagonal, distribution_of, draw_once,
@@ -89,7 +89,7 @@ def _check_quantile_params(quantiles, proportion, band, confidence_level, name, 
                            line_kwargs):
     """The same for the quantile-calibration curve: ``(grid of expected proportions,
     confidence_level)``."""
-    grid = np.linspace(0.0, 1.0, 101) if quantiles is None else _check_grid(quantiles)
+    grid = np.linspace(0.0, 1.0, 101) if quantiles is None else check_grid(quantiles)
     check_option(proportion, "proportion", ("quantile", "interval"))
     if band is not None:
         check_option(band, "band", _BANDS)
@@ -103,7 +103,7 @@ def _check_quantile_params(quantiles, proportion, band, confidence_level, name, 
 
 def _check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs):
     """The same for the interval coverage: ``(levels as a 1-D array, confidence_level)``."""
-    lv = np.atleast_1d(_check_levels(levels, "levels"))
+    lv = np.atleast_1d(check_levels(levels, "levels"))
     confidence_level = check_confidence_level(confidence_level)
     check_name(name)
     _check_ax(ax)
@@ -115,7 +115,7 @@ def _regression_prediction(estimator, X, y):
     """A fitted regressor's univariate predictive distribution, or a TypeError naming it; ``y``
     must have one target per row of ``X``."""
     dist = distribution_of(estimator, X)
-    if not _is_univariate(dist):
+    if not is_univariate(dist):
         raise TypeError(f"{type(estimator).__name__} predicts a {type(dist).__name__}; these "
                         "Displays need a regressor with a univariate predictive distribution "
                         "(predict(X, return_std=True) or predict_distribution(X)).")
@@ -962,8 +962,8 @@ class IntervalCoverageDisplay:
                                                    sample_weight=sample_weight))
         dist, _ = as_distribution(y_pred, "y_pred")
         n_trials = float(_weights_and_trials(sample_weight, dist.n_samples)[1])
-        low, high = _binomial_interval(coverage, np.full(coverage.shape, n_trials),
-                                       confidence_level, "clopper-pearson")
+        low, high = binomial_interval(coverage, np.full(coverage.shape, n_trials),
+                                      confidence_level, "clopper-pearson")
         display = cls(lv.astype(np.float64), coverage, low, high,
                       confidence_level=confidence_level, n_trials=n_trials, name=name)
         return display.plot(ax=ax, errorbar_kwargs=errorbar_kwargs)

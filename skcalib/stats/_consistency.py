@@ -38,7 +38,7 @@ from .._validation import (
 from ..distributions import Categorical
 from ..metrics import calibration_error, mmce, skce, ucme
 from ..metrics import _distribution
-from ..metrics._binned import FixedPredictionErrors
+from .._problems.binned import FixedPredictionErrors
 from ..metrics._kernel import (
     check_mmce_kernel,
     check_no_class_options,
@@ -237,7 +237,7 @@ class _Problem:
 
     def _fixed_prediction_errors(self):
         """For the binned error, the evaluator that reuses everything label-free across the
-        conditional test's label draws (:class:`~skcalib.metrics._binned.FixedPredictionErrors`);
+        conditional test's label draws (:class:`~skcalib._problems.binned.FixedPredictionErrors`);
         None for other metrics."""
         if self.regression or self.func is not calibration_error:
             return None
