@@ -7,9 +7,11 @@ they get the one answer from here. Nothing in this package is public API; its mo
 documented *internal* API (the architecture page of the documentation lists them), and they may
 be imported by any package above it.
 
-* :mod:`~skcalib._problems.binned` -- the binned errors of problems ``(Q, T)`` from per-cell sums;
-* :mod:`~skcalib._problems.binning` -- the uniform, quantile and median-variance binnings;
-* :mod:`~skcalib._problems.modes` -- the ``(Q, T)`` problems of each mode of class probabilities;
-* :mod:`~skcalib._problems.reliability` -- reliability-curve bins, binomial intervals, bands;
-* :mod:`~skcalib._problems.univariate` -- checks of univariate predictive distributions.
+Modules (one line each, alphabetical):
+
+* ``binned`` -- the binned errors of problems ``(Q, T)`` from per-cell sums.
+* ``binning`` -- the uniform, quantile and median-variance binnings.
+* ``modes`` -- the ``(Q, T)`` problems of each mode of class probabilities.
+* ``reliability`` -- reliability-curve bins, binomial intervals and consistency bands.
+* ``univariate`` -- checks of univariate predictive distributions (regression).
 """
