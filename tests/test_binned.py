@@ -8,7 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skcalib import CalibrationError, calibration_error
-from skcalib.metrics._binned import QuantileBinning, _quantiles_of_sorted
+from skcalib._problems.binning import QuantileBinning
+from skcalib._problems.binning import quantiles_of_sorted as _quantiles_of_sorted
 
 
 def _brute_scalar(q, t, n_bins, norm, w=None):
@@ -385,7 +386,7 @@ def test_debias_weights_are_frequencies_even_when_huge():
 def test_quantile_edges_from_partition_equal_those_from_a_full_sort(monkeypatch):
     """The quantile edges read order statistics from a partition when the levels are few; they
     must be bit-identical to the edges of a fully sorted column (ties, duplicates, constants)."""
-    from skcalib.metrics import _binned
+    from skcalib._problems import binning as _binned
 
     rng = np.random.default_rng(0)
     cases = []

@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 from skcalib import reliability_curve, smooth_ece, smooth_reliability_curve  # noqa: E402
-from skcalib.metrics._reliability import consistency_bands  # noqa: E402
+from skcalib._problems.reliability import consistency_bands  # noqa: E402
 from skcalib.plotting import ReliabilityDisplay, SmoothReliabilityDisplay  # noqa: E402
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from skcalib import CalibrationError, calibration_error, mmce, skce, ucme
 from skcalib.kernels import ExponentialKernel, GaussianKernel, median_heuristic
-from skcalib.metrics._binned import UniformBinning
+from skcalib._problems.binning import UniformBinning
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

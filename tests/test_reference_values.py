@@ -7,7 +7,7 @@ from numpy.testing import assert_allclose
 
 from skcalib import calibration_error, skce, ucme
 from skcalib.kernels import ExponentialKernel, GaussianKernel, median_heuristic
-from skcalib.metrics._binned import MedianVarianceBinning, UniformBinning
+from skcalib._problems.binning import MedianVarianceBinning, UniformBinning
 
 E = np.exp
 SQEXP = GaussianKernel(length_scale=1.0)  # KernelFunctions SqExponentialKernel()

@@ -224,7 +224,7 @@ def test_interval_formulas_against_scipy(level):
     n = np.repeat(np.arange(1, 41), 3)
     x = np.concatenate([[0, k // 2, k] for k in range(1, 41)])
     freq = x / n
-    from skcalib.metrics._reliability import _binomial_interval
+    from skcalib._problems.reliability import binomial_interval as _binomial_interval
 
     for method, scipy_method in [("clopper-pearson", "exact"), ("wilson", "wilson")]:
         lo, hi = _binomial_interval(freq, n.astype(float), level, method)

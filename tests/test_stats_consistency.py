@@ -550,7 +550,7 @@ def test_public_api():
 def test_fixed_prediction_errors_equal_the_metric_on_each_draw(options, weighted):
     """The binned error's fast path of the conditional test (bins, confidences and prediction
     sums computed once) gives calibration_error's value on every synthetic label vector."""
-    from skcalib.metrics._binned import FixedPredictionErrors
+    from skcalib._problems.binned import FixedPredictionErrors
     from skcalib.stats._consistency import _ResamplingProblem as _Problem, _sample_from_cdf
 
     rng = np.random.default_rng(4)

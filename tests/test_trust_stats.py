@@ -118,7 +118,7 @@ def test_regression_report_refuses_huge_n_resamples():
 
 
 def test_consistency_bands_and_display_refuse_huge_n_resamples(data):
-    from skcalib.metrics._reliability import consistency_bands
+    from skcalib._problems.reliability import consistency_bands
     y, p, _ = data
     _refuses(lambda: consistency_bands(y, p, n_resamples=HUGE), "n_resamples")
 

@@ -9,9 +9,14 @@ be imported by any package above it.
 
 Modules (one line each, alphabetical):
 
+* ``binned`` -- the binned errors of problems ``(Q, T)`` from per-cell sums.
+* ``binning`` -- the uniform, quantile and median-variance binnings.
 * ``estimates`` -- SKCE-type estimates of a pair term: options, weights, estimate, shares.
-* ``kernel`` -- the kernel problem: the one classes/distribution dispatch, kernel, pair term.
 * ``kernel_resolution`` -- which kernel for these predictions (median, UCME floor, Dask chunks).
+* ``kernel`` -- the kernel problem: the one classes/distribution dispatch, kernel, pair term.
+* ``modes`` -- the ``(Q, T)`` problems of each mode of class probabilities.
+* ``reliability`` -- reliability-curve bins, binomial intervals and consistency bands.
 * ``terms`` -- pair terms of the pairwise engine (residual, distribution, product kernels).
 * ``ucme`` -- the UCME's witness: test locations and witness rows, classes and distributions.
+* ``univariate`` -- checks of univariate predictive distributions (regression).
 """

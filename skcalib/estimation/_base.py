@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._sklearn_compat import ScoreRequestMixin
 from .._validation import (check_labels_and_probabilities, check_numeric, check_option,
                            check_probabilities, check_sample_weight)
-from ..metrics._binned import make_problems, resolve_mode
+from .._problems.modes import make_problems, resolve_mode
 
 MODES = ("auto", "binary", "top_label", "classwise", "canonical")
 

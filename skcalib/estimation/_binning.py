@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._validation import MAX_STORED_BINS, check_bool, check_n_bins, check_option
-from ..metrics._binned import make_binning
+from .._problems.binning import make_binning
 from ._base import _CalibrationEstimatorBase
 
 

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import (check_labels_and_probabilities, check_n_jobs, check_option,
                            check_random_state_param, check_scalar_param, user_stacklevel)
 from .._pairwise import _blas_single_thread
-from ..metrics._binned import resolve_mode
+from .._problems.modes import resolve_mode
 from ._base import MODES, CalibrationEstimatorMixin, calibration_risk
 from ._binning import BinnedCalibrationEstimator
 from ._kde import KDECalibrationEstimator

@@ -4,7 +4,7 @@ import numpy as np
 from scipy.special import softmax
 
 from .._validation import check_option, check_scalar_param, top_label
-from ..metrics._binned import make_problems
+from .._problems.modes import make_problems
 from ._base import _CalibrationEstimatorBase, _Data, _risk_sum
 
 

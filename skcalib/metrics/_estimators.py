@@ -41,7 +41,10 @@ from .._validation import (
     check_sample_weight,
 )
 from ..distributions import Categorical
-from . import _binned, _kernel
+from .._problems.binned import binned_errors, check_binned_params, finalize
+from .._problems.binning import make_binning
+from .._problems.modes import make_problems, resolve_mode
+from . import _kernel
 
 
 def _n_columns(X):
@@ -297,8 +300,8 @@ class CalibrationError(_CalibrationErrorBase):
         self.min_bin_size = min_bin_size
 
     def _check_params(self):
-        _binned.check_binned_params(self.norm, self.squared, self.n_bins, self.strategy, self.mode,
-                                    self.debias, self.min_bin_size)
+        check_binned_params(self.norm, self.squared, self.n_bins, self.strategy, self.mode,
+                            self.debias, self.min_bin_size)
 
     def _check_weights(self, sample_weight, n_samples):
         # The same weights as skcalib.calibration_error (frequency weights for debias=True).
@@ -323,19 +326,19 @@ class CalibrationError(_CalibrationErrorBase):
         self._check_params()
         self._check_y(y)
         data, _ = self._validate_fit(X, y, sample_weight)
-        self.mode_ = _binned.resolve_mode(self.mode, data.n_classes)
-        problems = _binned.make_problems(data, self.mode_, self.pos_label)
+        self.mode_ = resolve_mode(self.mode, data.n_classes)
+        problems = make_problems(data, self.mode_, self.pos_label)
         self.binnings_ = [
-            _binned.make_binning(self.strategy, self.n_bins, self.min_bin_size).fit(Q)
+            make_binning(self.strategy, self.n_bins, self.min_bin_size).fit(Q)
             for Q, _ in problems
         ]
         return self
 
     def _compute(self, X, y, sample_weight=None, shares=False):
         data, w = self._validate(X, y, sample_weight)
-        problems = _binned.make_problems(data, self.mode_, self.pos_label)
-        return _binned.binned_errors(problems, self.binnings_, self.norm, self.debias, w,
-                                     shares=shares)
+        problems = make_problems(data, self.mode_, self.pos_label)
+        return binned_errors(problems, self.binnings_, self.norm, self.debias, w,
+                             shares=shares)
 
     def error(self, X, y, sample_weight=None):
         """The calibration error of ``(X, y)`` with the fitted bins.
@@ -354,7 +357,7 @@ class CalibrationError(_CalibrationErrorBase):
         float
         """
         value, _ = self._compute(X, y, sample_weight)
-        return _binned.finalize(value, self.norm, self.squared, self.debias)
+        return finalize(value, self.norm, self.squared, self.debias)
 
     def transform(self, X, y=None, sample_weight=None):
         """Each sample's share of the error (see Notes), shape ``(n_samples, 1)``.

@@ -40,8 +40,9 @@ import math
 import numpy as np
 
 from .._expectations import check_targets
-from .._validation import (MAX_STORED_BINS, check_n_bins, check_option, check_sample_weight,
-                           check_scalar_param)
+from .._problems.univariate import (check_grid, check_levels, check_univariate_predictions,
+                                    exact_area)
+from .._validation import MAX_STORED_BINS, check_n_bins, check_option, check_sample_weight
 from ..distributions import Categorical, Mixture, Normal, Recalibrated, as_distribution, moment_unit
 
 __all__ = [
@@ -58,26 +59,6 @@ __all__ = [
 ]
 
 _DEFAULT_LEVELS = (0.5, 0.8, 0.9, 0.95)
-
-
-def _is_univariate(dist):
-    """Whether the family of ``dist`` is univariate (Normal, Laplace, Recalibrated, mixtures of
-    them: each distribution class says so through ``_univariate``)."""
-    return bool(getattr(dist, "_univariate", False))
-
-
-def check_univariate_predictions(y_true, y_pred, sample_weight=None):
-    """``(dist, y, w)``: a univariate distribution, matching real targets, rescaled weights."""
-    dist, _ = as_distribution(y_pred, "y_pred")
-    if not _is_univariate(dist):
-        what = type(dist).__name__
-        if isinstance(dist, Mixture):
-            what += f" of {type(dist.components[0]).__name__} components"
-        raise TypeError("y_pred must be a univariate predictive distribution (Normal, Laplace, a "
-                        f"Mixture of them, or an (n_samples, 2) array [mean, std]); got {what}.")
-    y = check_targets(y_true, dist)
-    w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
-    return dist, y, w
 
 
 def _mean(values, w):
@@ -260,17 +241,6 @@ def _point_prediction_rows(dist):
 # coverage and quantile calibration
 
 
-def _check_levels(levels, name):
-    arr = np.asarray(levels)
-    if arr.dtype.kind not in "iuf" or arr.ndim > 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a real number or a non-empty 1-D array of them in "
-                         f"(0, 1); got {levels!r}.")
-    arr = arr.astype(np.float64)
-    if not np.all((arr > 0) & (arr < 1)):
-        raise ValueError(f"{name} must lie in (0, 1); got {levels!r}.")
-    return arr
-
-
 def _sorted_insertion(points, values):
     """``np.searchsorted(points, values, side="left")`` for sorted ``points``; for an equally
     spaced grid (the usual ``linspace``) by arithmetic plus an exact correction against the grid
@@ -344,7 +314,7 @@ def interval_coverage(y_true, y_pred, *, levels=_DEFAULT_LEVELS, sample_weight=N
     0.6666666666666666
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
-    lv = _check_levels(levels, "levels")
+    lv = check_levels(levels, "levels")
     cov = _weighted_ecdf(_proportion_values(dist, y, "interval"), w, lv)
     return float(cov) if lv.ndim == 0 else cov
 
@@ -377,27 +347,9 @@ def interval_coverage_error(y_true, y_pred, *, levels=_DEFAULT_LEVELS, sample_we
     >>> round(interval_coverage_error([0.0, 0.5, 3.0], [[0.0, 1.0]] * 3, levels=0.9), 4)
     0.2333
     """
-    lv = _check_levels(levels, "levels")
+    lv = check_levels(levels, "levels")
     cov = interval_coverage(y_true, y_pred, levels=lv, sample_weight=sample_weight)
     return float(np.mean(np.abs(np.asarray(cov) - lv)))
-
-
-def _check_grid(quantiles, name="quantiles", allow_none=False):
-    if quantiles is None and allow_none:
-        return None
-    if isinstance(quantiles, (int, np.integer)) and not isinstance(quantiles, (bool, np.bool_)):
-        # a ceiling, as for every stored binning (2**63 reached numpy's linspace IndexError,
-        # 10**12 asked for 7 TiB)
-        check_scalar_param(quantiles, name, kind="int", min_val=2)
-        return np.linspace(0.01, 0.99, check_n_bins(quantiles, name, max_val=MAX_STORED_BINS))
-    arr = np.asarray(quantiles)
-    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"{name} must be an integer >= 2 or a 1-D array of at least two "
-                         f"probabilities; got {quantiles!r:.80}.")
-    arr = arr.astype(np.float64)
-    if not np.all((arr >= 0) & (arr <= 1)) or np.any(np.diff(arr) <= 0):
-        raise ValueError(f"{name} must be strictly increasing probabilities in [0, 1].")
-    return arr
 
 
 def quantile_calibration_curve(y_true, y_pred, *, quantiles=99, proportion="quantile",
@@ -441,7 +393,7 @@ def quantile_calibration_curve(y_true, y_pred, *, quantiles=99, proportion="quan
     array([0.        , 0.33333333, 0.66666667])
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
-    grid = _check_grid(quantiles)
+    grid = check_grid(quantiles)
     check_option(proportion, "proportion", ("quantile", "interval"))
     return grid, _weighted_ecdf(_proportion_values(dist, y, proportion), w, grid)
 
@@ -506,21 +458,6 @@ def _area_between(x, d):
     return float(np.sum(h * np.where(same, 0.5 * tot, 0.5 * cross)))
 
 
-def _exact_area(values, w):
-    """``int_0^1 |G(p) - p| dp`` for the weighted empirical distribution function ``G``."""
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    cw = np.cumsum(np.ones_like(v) if w is None else w[order])
-    c = cw / cw[-1]
-    t = np.concatenate(([0.0], v, [1.0]))
-    g = np.concatenate(([0.0], c))  # G on [t_j, t_{j+1})
-
-    def H(x):
-        return 0.5 * x * np.abs(x)
-
-    return float(np.sum(H(t[1:] - g) - H(t[:-1] - g)))
-
-
 def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None,
                         sample_weight=None):
     """Area between the quantile-calibration curve and the diagonal (lower is better).
@@ -562,10 +499,10 @@ def miscalibration_area(y_true, y_pred, *, proportion="quantile", quantiles=None
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     check_option(proportion, "proportion", ("quantile", "interval"))
-    grid = _check_grid(quantiles, allow_none=True)
+    grid = check_grid(quantiles, allow_none=True)
     values = _proportion_values(dist, y, proportion)
     if grid is None:
-        return _exact_area(values, w)
+        return exact_area(values, w)
     obs = _weighted_ecdf(values, w, grid)
     return _area_between(grid, obs - grid)
 

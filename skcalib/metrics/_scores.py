@@ -29,7 +29,7 @@ from .._validation import (
     check_option,
     pos_index,
 )
-from ._binned import _occupied_cells, make_binning
+from .._problems.binning import make_binning, occupied_cells
 
 __all__ = ["brier_score", "log_score", "murphy_decomposition", "corp_decomposition",
            "MurphyDecomposition", "CORPDecomposition", "CORPCurve"]
@@ -345,7 +345,7 @@ def _murphy_one(q, t, w, score, eps, strategy, n_bins):
         cells[order] = np.cumsum(ids)
     else:
         cells = make_binning(strategy, n_bins).fit(q[:, None]).assign(q[:, None])
-        cells = _occupied_cells(cells)
+        cells = occupied_cells(cells)
     ww = np.ones_like(q) if w is None else w
     W = np.bincount(cells, weights=ww)
     total = W.sum()

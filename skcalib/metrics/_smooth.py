@@ -38,17 +38,15 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize
 
+from .._problems.modes import binary_problem
 from .._validation import (
-    check_labels_and_probabilities,
     check_option,
     check_scalar_param,
 )
-from ._binned import make_problems, resolve_mode
 
 __all__ = ["smooth_ece", "smooth_reliability_curve", "integrated_calibration_index",
            "SmoothReliabilityCurve", "ICIResult"]
 
-_MODES = ("auto", "binary", "top_label")
 _MIN_BANDWIDTH = 1e-4
 _MAX_GRID = 2**20
 _STEPS_PER_SIGMA = 40
@@ -56,31 +54,6 @@ _STEPS_PER_SIGMA = 40
 _MAX_DEFAULT_POINTS = 2**12
 #: Robustness iterations of the lowess curve: each is a full refit; Cleveland's 2 to 3 suffice.
 _MAX_ROBUST_ITERS = 100
-
-
-# --------------------------------------------------------------------------------------------
-# Input: one binary problem (p, y, w) from binary or top-label data.
-
-
-def binary_problem(y_true, y_proba, *, mode="auto", labels=None, pos_label=None,
-                   sample_weight=None, rescale=True, prob_name="y_proba"):
-    """Validated ``(p, y, w)`` float64 arrays of one binary problem: ``P(pos_label)`` and its
-    indicator for ``mode="binary"``, the top-label confidence and correctness (the label-invariant
-    tie share of :func:`skcalib._validation.top_label`) for ``"top_label"``. ``w`` is the sample
-    weight (ones if None), divided by its maximum if ``rescale``."""
-    check_option(mode, "mode", _MODES)
-    data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
-                                          sample_weight=sample_weight, prob_name=prob_name)
-    mode = resolve_mode(mode, data.probs.shape[1])
-    ((Q, T),) = make_problems(data, mode, pos_label)
-    p = np.ascontiguousarray(Q[:, 0], dtype=np.float64)
-    y = np.ascontiguousarray(T[:, 0], dtype=np.float64)
-    w = data.sample_weight
-    if w is None:
-        w = np.ones_like(p)
-    elif rescale:
-        w = w / w.max()
-    return p, y, np.asarray(w, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------------------------

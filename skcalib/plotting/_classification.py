@@ -2,7 +2,7 @@
 (:class:`SmoothReliabilityDisplay`).
 
 Both draw the data of a metric function -- :func:`skcalib.reliability_curve` (with
-:func:`skcalib.metrics._reliability.consistency_bands` for consistency bars) and
+:func:`skcalib._problems.reliability.consistency_bands` for consistency bars) and
 :func:`skcalib.smooth_reliability_curve` -- against the diagonal of perfect calibration, with
 the number of samples (bin counts, or the density of the predictions) on a twin axis whose
 histogram fills the lower quarter of the plot.
@@ -23,10 +23,10 @@ from .._validation import (
     check_work_memory,
     pos_index,
 )
-from ..metrics._binned import resolve_mode
-from ..metrics._reliability import ReliabilityCurve, consistency_bands, reliability_curve
-from ..metrics._smooth import binary_problem, smooth_ece, smooth_reliability_curve
-from ..metrics._smooth import SmoothReliabilityCurve
+from .._problems.modes import binary_problem, resolve_mode
+from .._problems.reliability import consistency_bands
+from ..metrics import ReliabilityCurve, reliability_curve
+from ..metrics import SmoothReliabilityCurve, smooth_ece, smooth_reliability_curve
 from ._base import (check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, diagonal, draw_with, estimator_name,
                     get_axes, merge_style, predict_proba_of, unused_kwargs, user_names, check_ax)
@@ -163,7 +163,7 @@ class ReliabilityDisplay:
       observed frequency (``ci_low`` to ``ci_high``) as a thin vertical bar through each point;
       ``"consistency"`` draws Broecker and Smith's consistency bar -- the range of frequencies a
       *calibrated* model with the bin's own predictions would show
-      (:func:`skcalib.metrics._reliability.consistency_bands`) -- as a wide translucent bar
+      (:func:`skcalib._problems.reliability.consistency_bands`) -- as a wide translucent bar
       around the diagonal: a point outside its bar is a bin where the model is miscalibrated.
 
     Build it with :meth:`from_predictions` or :meth:`from_estimator`; several models go on one

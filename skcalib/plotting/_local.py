@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._validation import check_2d_features, check_bool, check_numeric
-from ..metrics._local import local_calibration_bias
+from ..metrics import local_calibration_bias
 from ._base import (check_display_array, check_kwargs, check_name, check_rows, draw_with,
                     get_axes, predict_proba_of, unused_kwargs, user_names)
 

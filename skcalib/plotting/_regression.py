@@ -27,8 +27,8 @@ from .._validation import (
     check_sample_weight,
 )
 from ..distributions import as_distribution
-from ..metrics._regression import _check_grid, _check_levels, _is_univariate
-from ..metrics._reliability import _binomial_interval
+from .._problems.univariate import check_grid, check_levels, is_univariate
+from .._problems.reliability import binomial_interval
 from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
 from ._base import (check_ax, check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, distribution_of)
@@ -87,7 +87,7 @@ def check_quantile_params(quantiles, proportion, band, confidence_level, name, a
                            line_kwargs):
     """The same for the quantile-calibration curve: ``(grid of expected proportions,
     confidence_level)``."""
-    grid = np.linspace(0.0, 1.0, 101) if quantiles is None else _check_grid(quantiles)
+    grid = np.linspace(0.0, 1.0, 101) if quantiles is None else check_grid(quantiles)
     check_option(proportion, "proportion", ("quantile", "interval"))
     if band is not None:
         check_option(band, "band", BANDS)
@@ -101,7 +101,7 @@ def check_quantile_params(quantiles, proportion, band, confidence_level, name, a
 
 def check_coverage_params(levels, confidence_level, name, ax, errorbar_kwargs):
     """The same for the interval coverage: ``(levels as a 1-D array, confidence_level)``."""
-    lv = np.atleast_1d(_check_levels(levels, "levels"))
+    lv = np.atleast_1d(check_levels(levels, "levels"))
     confidence_level = check_confidence_level(confidence_level)
     check_name(name)
     check_ax(ax)
@@ -113,7 +113,7 @@ def regression_prediction(estimator, X, y):
     """A fitted regressor's univariate predictive distribution, or a TypeError naming it; ``y``
     must have one target per row of ``X``."""
     dist = distribution_of(estimator, X)
-    if not _is_univariate(dist):
+    if not is_univariate(dist):
         raise TypeError(f"{type(estimator).__name__} predicts a {type(dist).__name__}; these "
                         "Displays need a regressor with a univariate predictive distribution "
                         "(predict(X, return_std=True) or predict_distribution(X)).")
@@ -340,6 +340,6 @@ def coverage_data(y_true, y_pred, levels, *, confidence_level, sample_weight):
                                                sample_weight=sample_weight))
     dist, _ = as_distribution(y_pred, "y_pred")
     n_trials = float(_weights_and_trials(sample_weight, dist.n_samples)[1])
-    low, high = _binomial_interval(coverage, np.full(coverage.shape, n_trials),
+    low, high = binomial_interval(coverage, np.full(coverage.shape, n_trials),
                                    confidence_level, "clopper-pearson")
     return coverage, low, high, n_trials

@@ -19,9 +19,9 @@ from sklearn.base import clone
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils.validation import check_is_fitted
 
+from .._problems.binned import combine, problem_error
+from .._problems.binning import QuantileBinning, UniformBinning, edge_levels, quantiles_of_sorted
 from .._validation import check_n_bins, check_option, check_random_state_param, check_rng
-from ..metrics._binned import (QuantileBinning, UniformBinning, _edge_levels, _quantiles_of_sorted,
-                               combine, problem_error)
 from ._base import ClassifierRecalibrator
 
 __all__ = ["IsotonicCalibration", "HistogramBinning", "ScalingBinning"]
@@ -203,9 +203,9 @@ def _bin_centres(binning, cells):
         return 0.5 * (e[cells] + e[cells + 1])
     # implicit edges: bin j lies between the j-th and (j+1)-th quantile edge
     s, nb = binning.sorted_[0], binning.n_bins
-    left = np.where(cells > 0, _quantiles_of_sorted(s, _edge_levels(cells, nb)), 0.0)
+    left = np.where(cells > 0, quantiles_of_sorted(s, edge_levels(cells, nb)), 0.0)
     right = np.where(cells < nb - 1,
-                     _quantiles_of_sorted(s, _edge_levels(np.minimum(cells + 1, nb - 1), nb)), 1.0)
+                     quantiles_of_sorted(s, edge_levels(np.minimum(cells + 1, nb - 1), nb)), 1.0)
     return 0.5 * (left + right)
 
 

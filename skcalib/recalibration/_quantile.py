@@ -7,7 +7,7 @@ from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
 from .._validation import check_sample_weight, check_scalar_param
 from ..distributions import Recalibrated
-from ..metrics._regression import _is_univariate
+from .._problems.univariate import is_univariate
 from ._checks import check_distribution_predictions, check_y_given
 from ._distribution import DistributionRecalibratorMixin, family_signature
 
@@ -162,7 +162,7 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
             check_scalar_param(self.n_knots, "n_knots", kind="int", min_val=1)
         dist, from_array = check_distribution_predictions(X, "X")
         check_feature_names(self, X, reset=True)
-        if not _is_univariate(dist):
+        if not is_univariate(dist):
             raise TypeError("X must be univariate predictive distributions (Normal, Laplace, a "
                             "Mixture of them, or an (n_samples, 2) array [mean, std]); got "
                             f"{family_signature(dist)}.")

@@ -39,7 +39,7 @@ from .._validation import (
 )
 from ..distributions import Categorical
 from ..metrics import calibration_error, mmce, skce, ucme
-from ..metrics._binned import FixedPredictionErrors
+from .._problems.binned import FixedPredictionErrors
 from ._result import CalibrationTestResult, resampling_pvalue
 
 __all__ = ["consistency_test"]
@@ -226,7 +226,7 @@ class _ResamplingProblem:
 
     def _fixed_prediction_errors(self):
         """For the binned error, the evaluator that reuses everything label-free across the
-        conditional test's label draws (:class:`~skcalib.metrics._binned.FixedPredictionErrors`);
+        conditional test's label draws (:class:`~skcalib._problems.binned.FixedPredictionErrors`);
         None for other metrics."""
         if self.regression or self.func is not calibration_error:
             return None

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import special
 
 from .._validation import check_frequency_weights, check_option, check_sample_weight
-from ..metrics._smooth import binary_problem
+from .._problems.modes import binary_problem
 from ._result import CalibrationTestResult
 
 __all__ = ["ecce_test", "ECCETestResult", "sup_abs_brownian_sf", "brownian_range_sf"]

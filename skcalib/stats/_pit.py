@@ -13,7 +13,7 @@ import numpy as np
 from scipy import stats as _sps
 
 from .._validation import check_option
-from ..metrics._regression import _exact_area, check_univariate_predictions
+from .._problems.univariate import check_univariate_predictions, exact_area
 from ._result import CalibrationTestResult
 
 __all__ = ["pit_test"]
@@ -130,5 +130,5 @@ def pit_test(y_true, y_pred, *, method="ks"):
     else:
         statistic = float(anderson_darling_statistic(u))
         pvalue = anderson_darling_sf(statistic)
-    return CalibrationTestResult(statistic=statistic, pvalue=pvalue, estimate=_exact_area(u, None),
+    return CalibrationTestResult(statistic=statistic, pvalue=pvalue, estimate=exact_area(u, None),
                                  method=method, n_samples=n)
