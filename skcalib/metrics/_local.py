@@ -11,7 +11,8 @@ kernel local calibration error measures the violation with a product kernel
 with the U-statistic ``1/(n(n-1)) sum_{i != j} e_i k_ij l_ij e_j`` (Eq. 4) as estimator. It is the
 SKCE with the feature kernel folded into the kernel on predictions, so it runs on the same
 pairwise engine (:class:`~skcalib._problems.terms.ResidualTerm` with a product kernel); with a
-constant feature kernel it *is* the (scalar-residual) SKCE.
+constant feature kernel it *is* the (scalar-residual) SKCE. The validated problem (residuals,
+standardised features, kernels) is :class:`skcalib._problems.local.LocalProblem`.
 """
 
 import numpy as np
@@ -26,89 +27,11 @@ from .._validation import (
 )
 from .._problems.estimates import check_estimator_option, check_kernel_params, check_weights, \
     estimate
-from .._problems.terms import ProductPrepared, ResidualTerm
-from ..kernels import ExponentialKernel, GaussianKernel
+from .._problems.local import LocalProblem, standardize_features
 
 __all__ = ["klce", "local_calibration_bias"]
 
-_MULTICLASS = ("vector", "one_vs_rest")
 _NORMALIZATIONS = ("unbiased", "kite")
-
-
-def _check_stationary(kernel, name):
-    if kernel is None:
-        return GaussianKernel("median")
-    if not isinstance(kernel, (GaussianKernel, ExponentialKernel)):
-        raise TypeError(
-            f"{name} must be None, a GaussianKernel or an ExponentialKernel; got {kernel!r}."
-        )
-    return kernel
-
-
-def standardize_features(X, reference=None):
-    """``(X - mean) / std`` with the reference's column means and standard deviations (constant
-    columns are centred only)."""
-    ref = X if reference is None else reference
-    mean = ref.mean(axis=0)
-    std = ref.std(axis=0)
-    std[~(std > 0)] = 1.0
-    return (X - mean) / std
-
-
-class LocalProblem:
-    """Validated ``(y_true, y_proba, X)`` for the local calibration error: residuals, the rows the
-    prediction kernel acts on, standardised audit features and the resolved kernels.
-
-    ``parts`` lists ``(R, P)`` pairs: one for the binary and vector forms, one per class for
-    one-vs-rest (``R`` residuals of shape ``(n, r)``, ``P`` the prediction rows of the kernel).
-    """
-
-    def __init__(self, y_true, y_proba, X, *, kernel=None, feature_kernel=None, standardize=True,
-                 multiclass="vector", labels=None, pos_label=None, random_state=None,
-                 min_samples=1):
-        check_option(multiclass, "multiclass", _MULTICLASS)
-        self.standardize = check_bool(standardize, "standardize")
-        kernel = _check_stationary(kernel, "kernel")
-        feature_kernel = _check_stationary(feature_kernel, "feature_kernel")
-        data = check_labels_and_probabilities(y_true, y_proba, labels=labels,
-                                              pos_label=pos_label, min_samples=min_samples,
-                                              prob_name="y_proba")
-        n = data.n_samples
-        X = check_2d_features(X, "X")
-        if X.shape[0] != n:
-            raise ValueError(f"X has {X.shape[0]} rows but y_true has {n} samples.")
-        self.data = data
-        self.n_samples = n
-        self.X_raw = X
-        self.X = standardize_features(X) if self.standardize else X
-        self.feature_kernel = feature_kernel.resolve(self.X, random_state=random_state)
-        self.binary = data.n_classes == 2
-        P = data.probs
-        onehot = np.zeros_like(P)
-        onehot[np.arange(n), data.y] = 1.0
-        if self.binary:
-            c = pos_index(data.classes, pos_label)
-            self.parts = [((onehot[:, c] - P[:, c])[:, None], P[:, c:c + 1].copy())]
-        elif multiclass == "vector":
-            self.parts = [(onehot - P, P)]
-        else:
-            self.parts = [((onehot[:, c] - P[:, c])[:, None], P[:, c:c + 1].copy())
-                          for c in range(data.n_classes)]
-        self.kernels = [kernel.resolve(Pk, random_state=random_state) for _, Pk in self.parts]
-        self._features = self.feature_kernel._prepare(self.X)
-
-    def prepared(self, index):
-        """The product kernel ``k(p_i, p_j) l(x_i, x_j)`` of part ``index``."""
-        Pk = self.parts[index][1]
-        return ProductPrepared(self.kernels[index]._prepare(Pk), self._features)
-
-    def term(self, index):
-        """Pair term ``h_ij = e_i^T e_j k(p_i, p_j) l(x_i, x_j)`` of part ``index``."""
-        return ResidualTerm(self.prepared(index), self.parts[index][0])
-
-    def kernel_term(self, index):
-        """Pair term ``h_ij = k(p_i, p_j) l(x_i, x_j)`` (the kernel alone) of part ``index``."""
-        return ResidualTerm(self.prepared(index), np.ones((self.n_samples, 1)))
 
 
 def klce(y_true, y_proba, X, *, kernel=None, feature_kernel=None, estimator="unbiased",

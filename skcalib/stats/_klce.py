@@ -21,7 +21,7 @@ from .._validation import (
     check_rng,
     check_scalar_param,
 )
-from ..metrics._local import LocalProblem
+from .._problems.local import LocalProblem
 from ._result import CalibrationTestResult, resampling_pvalue
 
 __all__ = ["klce_test"]
