@@ -14,6 +14,7 @@ Modules (one line each, alphabetical):
 * ``estimates`` -- SKCE-type estimates of a pair term: options, weights, estimate, shares.
 * ``kernel_resolution`` -- which kernel for these predictions (median, UCME floor, Dask chunks).
 * ``kernel`` -- the kernel problem: the one classes/distribution dispatch, kernel, pair term.
+* ``local`` -- the local (KLCE) problem: residuals, audit features, product-kernel pair terms.
 * ``modes`` -- the ``(Q, T)`` problems of each mode of class probabilities.
 * ``reliability`` -- reliability-curve bins, binomial intervals and consistency bands.
 * ``terms`` -- pair terms of the pairwise engine (residual, distribution, product kernels).
