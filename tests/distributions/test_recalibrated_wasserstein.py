@@ -27,7 +27,6 @@ def _map(rng, k):
 def _brute_w2(p, q):
     """``sqrt(int_0^1 (G_p^{-1} - G_q^{-1})^2)`` of two one-row distributions by adaptive
     quadrature, with the kinks of the maps as break points."""
-
     pts = []
     for d in (p, q):
         maps = []

@@ -11,7 +11,6 @@ from skcalib.metrics import smooth_reliability_curve
 @pytest.mark.parametrize("n,sigma", [(30, 1e-4), (30, 0.01), (200, 0.003), (5, 0.3)])
 def test_direct_smoothing_equals_the_fft(n, sigma):
     """The direct sum over occupied cells is the same circular convolution as the FFT path."""
-
     rng = np.random.default_rng(n)
     p = rng.random(n)
     y = (rng.random(n) < p).astype(float)

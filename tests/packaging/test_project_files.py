@@ -25,7 +25,6 @@ def _pyproject():
 
 def _source_version():
     """``__version__`` as written in skcalib/__init__.py (what setuptools reads statically)."""
-
     import ast
 
     with open(os.path.join(ROOT, "skcalib", "__init__.py"), encoding="utf-8") as f:

@@ -37,7 +37,6 @@ def _extent(artist, renderer):
 
 def _overlap(a, b):
     """True if two display-space boxes share an area (touching edges do not count)."""
-
     return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
 

@@ -45,7 +45,6 @@ def test_every_metric_and_test_works_on_quantile_recalibrated_predictions(name):
 def test_report_and_scorers_on_a_quantile_recalibrated_regressor():
     """The issue's case: a RecalibratedRegressor with QuantileRecalibration (a Mixture of
     Recalibrated components when ensembling) in calibration_report and the kernel scorers."""
-
     from sklearn.linear_model import BayesianRidge
 
     from skcalib.recalibration import QuantileRecalibration, RecalibratedRegressor
