@@ -1,15 +1,11 @@
-"""Issue 21, the shared input checks: numeric strings, probabilities without labels, models
-passed where data belong.
+"""Numeric strings (``"0.2"``) are refused by every entry point that reads numbers -- in a list, a
+str-dtype array, an object array and a DataFrame's object columns -- with the message of
+``brier_score``: ``"<name> must contain numbers (...); got strings such as '0.2'."`` (one check,
+``skcalib._validation.check_numeric``). String class labels keep working.
 
-1. Numeric strings (``"0.2"``) are refused by every entry point that reads numbers -- in a list,
-   a str-dtype array, an object array and a DataFrame's object columns -- with the message of
-   ``brier_score``: ``"<name> must contain numbers (...); got strings such as '0.2'."`` (one
-   check, ``skcalib._validation.check_numeric``). String class labels keep working.
-2. ``squared_calibration_errors`` checks its probabilities as the metrics do.
-3. A model passed where data belong (``TemperatureScaling().fit(model, y)``) gets a ``TypeError``
-   saying what the argument must be; ``predict_distribution`` names ``estimator`` and the
-   methods it needs.
-"""
+A model passed where data belong (``TemperatureScaling().fit(model, y)``) gets a ``TypeError``
+saying what the argument must be; ``predict_distribution`` names ``estimator`` and the methods it
+needs; objects that are not arrays are named; the recalibrators name their own arguments."""
 
 import re
 
@@ -36,6 +32,7 @@ from skcalib.estimation import (  # noqa: E402
 from skcalib.kernels import GaussianKernel, median_heuristic, pairwise_distances  # noqa: E402
 from skcalib.reporting import calibration_report  # noqa: E402
 from skcalib.scorers import predict_distribution  # noqa: E402
+
 
 RNG = np.random.default_rng(0)
 N = 30
@@ -240,37 +237,6 @@ def test_string_class_labels_still_work():
         assert_allclose(M.klce(y, P, XF), M.klce(YB, P, XF))
         clf = R.RecalibratedClassifier(LogisticRegression(), cv=3).fit(XF, pd.Series(y))
         assert list(clf.classes_) == list(labels)
-
-
-# --------------------------------------------------------------------------------------------
-# 2. squared_calibration_errors
-
-
-@pytest.mark.parametrize("arg", ["y_proba", "true_prob"])
-@pytest.mark.parametrize("bad, match", [
-    (np.array([[0.5, 0.5], [1.2, -0.2]]), r"must contain probabilities in \[0, 1\]; found 1.2"),
-    (np.array([[0.5, 0.6], [0.2, 0.8]]), r"rows of {arg} must sum to 1"),
-    (np.array([0.5, 1.5]), r"must contain probabilities in \[0, 1\]; found 1.5"),
-    (np.array([0.5, np.nan]), "contains NaN"),
-    (np.zeros((2, 2, 1)), r"must be 1-D or 2-D; got an array of shape \(2, 2, 1\)"),
-    (np.zeros((0, 2)), "is empty"),
-])
-def test_squared_calibration_errors_checks_probabilities_like_the_metrics(arg, bad, match):
-    good = np.full(bad.shape if bad.ndim < 3 and bad.size else (2, 2), 0.5)
-    args = {"y_proba": good, "true_prob": good}
-    args[arg] = bad
-    with pytest.raises(ValueError) as err:
-        squared_calibration_errors(args["y_proba"], args["true_prob"])
-    assert re.match(rf"(rows of )?{arg}\b", str(err.value))
-    assert re.search(match.format(arg=arg), str(err.value))
-
-
-def test_squared_calibration_errors_values_unchanged():
-    assert_allclose(squared_calibration_errors([[0.5, 0.5]], [[1.0, 0.0]]), [0.5])
-    assert_allclose(squared_calibration_errors([0.2, 0.7], [0.3, 0.3]), [0.01, 0.16])
-    assert_allclose(squared_calibration_errors([[0.2], [0.7]], [[0.3], [0.3]]), [0.01, 0.16])
-    with pytest.raises(ValueError, match="must have the same shape"):
-        squared_calibration_errors([0.2, 0.7], [[0.3, 0.7], [0.3, 0.7]])
 
 
 # --------------------------------------------------------------------------------------------
