@@ -1,0 +1,12 @@
+"""``reporting`` imports no private module of ``stats``."""
+
+import pathlib
+import re
+
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_reporting_imports_no_private_module_of_stats():
+    source = (ROOT / "skcalib" / "reporting.py").read_text()
+    assert not re.search(r"from \.stats\._", source)
