@@ -3,7 +3,6 @@
 import re
 
 import numpy as np
-import pytest
 
 from skcalib import calibration_error, calibration_report
 
