@@ -13,7 +13,7 @@ import pytest
 from skcalib._cli import main
 
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 # -- 6. the demo: a short summary, files, the glossary, a command that runs ----------------------

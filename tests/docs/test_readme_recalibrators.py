@@ -3,7 +3,7 @@
 import pathlib
 
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_readme_says_which_recalibrators_keep_the_predicted_class():

@@ -4,7 +4,7 @@ import pathlib
 import re
 
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_reporting_imports_no_private_module_of_stats():

@@ -447,7 +447,7 @@ def test_ols_predictions_are_miscalibrated_and_true_model_is_not():
 
 # ------------------------------------------------------------------------------------------------
 # Classification generators (Gruber & Bach): shapes, reproducibility, documented draws, validation
-# (statistical checks of these generators are in test_estimation_simulation.py)
+# (statistical checks of these generators are in tests/estimation/test_simulation.py)
 
 from scipy.special import logsumexp, softmax  # noqa: E402
 

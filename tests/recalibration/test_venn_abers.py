@@ -12,7 +12,7 @@ from skcalib.recalibration._venn_abers import venn_abers_tables
 
 
 # scikit-learn's estimator checks of this class run with the whole family in
-# tests/test_recalibrator_family.py (one place, not twice).
+# tests/recalibration/test_family.py (one place, not twice).
 
 
 # ---------------------------------------------------------------------------------------------

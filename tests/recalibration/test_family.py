@@ -42,7 +42,7 @@ def _available(registry, kind):
 
 #: The methods (without scikit-learn's alias "sigmoid" of "platt", and without "none", no
 #: recalibration, which fits the model once instead of cross-fitting: both are tested in
-#: tests/test_trust_scorers.py).
+#: tests/recalibration/test_identity_and_names.py).
 CLASSIFIERS = {k: v for k, v in _available(CLASSIFIER_RECALIBRATORS, "classifier").items()
                if k in _meta.method_names(CLASSIFIER_RECALIBRATORS)}
 REGRESSORS = {k: v for k, v in _available(REGRESSOR_RECALIBRATORS, "regressor").items()
@@ -172,7 +172,8 @@ def test_regressor_by_name_equals_instance(name, ensemble):
     np.testing.assert_array_equal(sa, sb)
 
 
-# TemperatureScaling and DistributionTemperatureScaling are checked in tests/test_recalibration.py.
+# TemperatureScaling and DistributionTemperatureScaling are checked in
+# tests/recalibration/test_estimators.py.
 @parametrize_with_checks([cls() for cls in CLASSIFIERS.values() if cls is not TemperatureScaling]
                          + [cls() for cls in REGRESSORS.values()
                             if cls is not DistributionTemperatureScaling]

@@ -127,7 +127,8 @@ def test_make_calibration_scorer_options(iris):
     w = np.linspace(0.5, 2, len(y))
     assert_allclose(s(model, X, y, sample_weight=w),
                     -calibration_error(y, P, norm="max", mode="classwise", sample_weight=w))
-    # ... the kernel metrics included (weighted statistics: tests/test_weights.py)
+    # ... the kernel metrics included (weighted statistics:
+    # tests/metrics/test_kernel_sample_weights.py)
     assert_allclose(get_scorer("neg_skce")(model, X, y, sample_weight=w),
                     -skce(y, P, sample_weight=w, labels=model.classes_), rtol=1e-12)
     with pytest.raises(ValueError, match="metric"):
@@ -159,7 +160,7 @@ def test_get_scorer_names_lists_skcalib_names_only():
     names = get_scorer_names()
     assert names == sorted(names) and len(names) == len(set(names))
     # one shared name, by design (issue 14): skcalib's neg_brier_score gives scikit-learn's
-    # values (tests/test_scorers_toolbox.py), with labels from estimator.classes_
+    # values (tests/scorers/test_toolbox.py), with labels from estimator.classes_
     assert not set(names) & set(sk_names()) - {"neg_brier_score"}
     assert "neg_calibration_risk" in names
     for name in names:  # every listed name resolves

@@ -868,8 +868,9 @@ def test_invalid_input_to_estimators(name, corruption, data, read_only):
                                        "one entry per possible bin (27 MB at n_bins=10**6)")
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_binned_estimation_memory_grows_with_occupied_bins(strategy):
-    """As calibration_error (tests/test_binned.py at n_bins=10**9): 40 samples in 10**6 bins
-    must not allocate per possible bin. (10**6, not 10**9, so that the failing case stays cheap.)"""
+    """As calibration_error (tests/metrics/test_binned.py at n_bins=10**9): 40 samples in 10**6
+    bins must not allocate per possible bin. (10**6, not 10**9, so that the failing case stays
+    cheap.)"""
     import tracemalloc
 
     rng = np.random.default_rng(0)

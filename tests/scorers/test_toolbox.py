@@ -100,7 +100,8 @@ def _normal(model, X):
     return Normal(mu, std)
 
 
-#: skcalib's scorers before the toolbox (tested in tests/test_scorers.py and test_klce.py)
+#: skcalib's scorers before the toolbox (tested in tests/scorers/test_scorers.py and
+#: tests/metrics/test_klce.py)
 EARLIER = {"neg_expected_calibration_error", "neg_ece", "neg_l1_calibration_error",
            "neg_l2_calibration_error", "neg_rmsce", "neg_l2_squared_calibration_error",
            "neg_msce", "neg_max_calibration_error", "neg_mce",

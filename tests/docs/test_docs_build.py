@@ -19,7 +19,8 @@ import pytest  # noqa: E402
 
 import skcalib  # noqa: E402
 
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+DOCS = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs")
 
 
 def _load(name, path):

@@ -1,7 +1,7 @@
 """Recalibrators as scikit-learn estimators: conformance, meta-estimators, pipelines, bad input.
 
 The mathematics (exact optima, temperature recovery, Definition F.1) is tested in
-``test_recalibration_math.py``.
+``tests/recalibration/test_temperature_scaling.py``.
 """
 
 import pickle
@@ -286,7 +286,8 @@ def test_recalibrated_classifier_cross_fitting(clf_data, ensemble):
 
 
 def test_recalibrated_classifier_frozen(clf_data):
-    # (cv="prefit", removed from scikit-learn 1.9, is refused: tests/test_trust_scorers.py)
+    # (cv="prefit", removed from scikit-learn 1.9, is refused:
+    # tests/recalibration/test_cv_and_feature_names.py)
     X, y = clf_data
     clf = LogisticRegression(C=100.0).fit(X[:600], y[:600])
     frozen = RecalibratedClassifier(FrozenEstimator(clf)).fit(X[600:], y[600:])

@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-REPRODUCE = Path(__file__).resolve().parents[1] / "benchmarks" / "reproduce"
+REPRODUCE = Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce"
 sys.path.insert(0, str(REPRODUCE))
 
 common = importlib.import_module("_common")

@@ -533,8 +533,8 @@ def test_invalid_sample_weight(w, pattern):
 @pytest.mark.parametrize("w, pattern", [c[1:] for c in BAD_WEIGHTS],
                          ids=[c[0] for c in BAD_WEIGHTS])
 def test_kernel_estimators_check_sample_weight(est, w, pattern):
-    # The kernel estimators take sample_weight (weighted statistics: tests/test_weights.py) and
-    # check it as calibration_error does.
+    # The kernel estimators take sample_weight (weighted statistics:
+    # tests/metrics/test_kernel_sample_weights.py) and check it as calibration_error does.
     fitted = ESTIMATORS[est]().fit(P3, Y3)
     assert np.isfinite(fitted.score(P3, Y3, sample_weight=W))
     with pytest.raises(ValueError, match=pattern):

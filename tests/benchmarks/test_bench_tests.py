@@ -14,7 +14,7 @@ import pytest
 
 from skcalib.stats import skce_test
 
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_tests.py"
+_PATH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_tests.py"
 
 
 @pytest.fixture(scope="module")

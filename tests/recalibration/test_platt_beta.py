@@ -24,7 +24,7 @@ from skcalib.recalibration._binary_maps import log_odds, logistic_newton
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 # scikit-learn's estimator checks of this class run with the whole family in
-# tests/test_recalibrator_family.py (one place, not twice).
+# tests/recalibration/test_family.py (one place, not twice).
 
 
 def _multiclass(n=600, C=4, seed=0, scale=3.0, T=2.0):

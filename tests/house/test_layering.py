@@ -115,7 +115,7 @@ def skcalib_imports(module):
 
 def test_table_covers_every_module():
     missing = sorted(m for m in MODULES if layer(m) is None)
-    assert not missing, f"modules without a layer in tests/test_layering.py: {missing}"
+    assert not missing, f"modules without a layer in tests/house/test_layering.py: {missing}"
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

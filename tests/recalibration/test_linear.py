@@ -17,7 +17,7 @@ CLASSES = [VectorScaling, MatrixScaling, DirichletCalibration]
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 # scikit-learn's estimator checks of this class run with the whole family in
-# tests/test_recalibrator_family.py (one place, not twice).
+# tests/recalibration/test_family.py (one place, not twice).
 
 
 def _data(n=600, C=3, seed=0):

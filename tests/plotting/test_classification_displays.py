@@ -568,7 +568,8 @@ def test_smooth_display_shades_where_few_predictions_support_the_curve():
     assert shaded_x.max() <= c.grid[sparse].max() + 1e-12
     assert not ((shaded_x > 0.65) & (shaded_x < 0.95)).any()
     assert "predictions within one bandwidth" in d.sparse_.get_label()
-    # the curve is drawn only where supported, faintly elsewhere (tests/test_trust_docs.py)
+    # the curve is drawn only where supported, faintly elsewhere
+    # (tests/plotting/test_figure_layout.py)
     np.testing.assert_array_equal(d.line_.get_ydata(), np.where(sparse, np.nan, c.frequency))
     np.testing.assert_array_equal(d.unsupported_.get_ydata()[sparse], c.frequency[sparse])
     plt.close(d.figure_)

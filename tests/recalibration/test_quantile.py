@@ -34,7 +34,7 @@ def _small_map():
 
 
 # scikit-learn's estimator checks of this class run with the whole family in
-# tests/test_recalibrator_family.py (one place, not twice).
+# tests/recalibration/test_family.py (one place, not twice).
 
 
 def test_map_is_sklearn_isotonic_fit_of_the_pit_ecdf():

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "bench_practitioner.py"
+_PATH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "bench_practitioner.py"
 
 
 @pytest.fixture(scope="module")
