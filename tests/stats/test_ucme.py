@@ -6,7 +6,6 @@ code), for class probabilities and every family of predictive distributions.
 """
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -495,7 +494,6 @@ def test_size_under_calibration_and_power():
     """Calibrated Dirichlet model, n=500, J=5, 200 replications: the rejection rate at 0.05 lies
     in the binomial 99.9% interval; an always-class-0 model is rejected. (A fixed kernel: the
     median heuristic would take most of the time.)"""
-    start = time.perf_counter()
     rng = np.random.default_rng(2024)
     reps, n, alpha = 200, 500, 0.05
     kernel = GaussianKernel(0.5)
@@ -512,7 +510,6 @@ def test_size_under_calibration_and_power():
     P, _ = _dirichlet_data(rng, n, 3)
     y_bad = np.zeros(n, dtype=int)
     assert ucme_test(y_bad, P, n_test_locations=5, labels=[0, 1, 2], random_state=0).pvalue < 0.05
-    assert time.perf_counter() - start < 10  # ~1 s alone; generous on a loaded machine
 
 
 def test_memory_does_not_grow_with_an_n_by_J_matrix():
