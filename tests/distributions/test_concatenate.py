@@ -1,9 +1,17 @@
-"""concatenate names its distributions argument; mixed families; as_distribution accepts arrays."""
+"""concatenate names its distributions argument; mixed families, multivariate normals of different
+dimensions and Recalibrated of different maps are refused; as_distribution accepts arrays."""
 
 import numpy as np
 import pytest
 
-from skcalib.distributions import Laplace, Normal, as_distribution, concatenate
+from skcalib.distributions import (
+    Laplace,
+    MultivariateNormal,
+    Normal,
+    Recalibrated,
+    as_distribution,
+    concatenate,
+)
 
 
 N4 = Normal(np.arange(4.0), np.ones(4))
@@ -33,3 +41,15 @@ def test_concatenate_mixed_families_and_generators():
 def test_as_distribution_still_accepts_arrays():
     d, from_array = as_distribution(ARR4)
     assert from_array and isinstance(d, Normal)
+
+
+def test_concatenate_of_multivariate_normals_of_different_dimensions():
+    with pytest.raises(ValueError, match="dimension"):
+        concatenate([MultivariateNormal(np.zeros((2, 2)), 1.0),
+                     MultivariateNormal(np.zeros((2, 3)), 1.0)])
+    with pytest.raises(ValueError, match="same map"):
+        concatenate([Recalibrated(Normal([0.0], 1.0), [0, 1], [0, 1]),
+                     Recalibrated(Normal([0.0], 1.0), [0, 0.5, 1], [0, 0.2, 1])])
+    d = Recalibrated(Normal([0.0, 1.0], 1.0), [0, 0.5, 1], [0, 0.2, 1])
+    both = concatenate([d[:1], d[1:]])
+    np.testing.assert_array_equal(both.cdf([0.3, 0.4]), d.cdf([0.3, 0.4]))
