@@ -32,6 +32,11 @@ Targets (issue 12)
    ``skcalib.skce`` on the same data (median ratio).
 5. For information: ``"gamma"``, the exact ``"spectral"`` and the Nyström test at n = 2,000, with
    their p-values on the same data.
+6. (Issue 13) ``klce_test`` with 1,000 resamples at n = 2,000: <= 3 s, for every null.
+7. (Issue 22) ``ucme_test`` on a calibrated Dirichlet model, n = 500, 3 classes, 5 test locations,
+   a fixed Gaussian kernel: <= 4 x one evaluation of the statistic ``skcalib.ucme`` with the same
+   kernel and locations (median ratio). It replaces a wall-clock bound of the fast test suite (200
+   such tests within 10 s).
 
 Lines marked ``1 BLAS thread`` run the call inside ``threadpoolctl.threadpool_limits(1, "blas")``:
 the spectral tests' ``eigh``/``eigvalsh`` run with the default BLAS threads, and on a loaded
@@ -69,7 +74,7 @@ from bench_regression import make_regression  # noqa: E402
 import skcalib  # noqa: E402
 from skcalib import _pairwise  # noqa: E402
 from skcalib.stats import _skce  # noqa: E402
-from skcalib.stats import klce_test, skce_test  # noqa: E402
+from skcalib.stats import klce_test, skce_test, ucme_test  # noqa: E402
 
 SEED = 20261125
 N_CLASSES = 10
@@ -494,6 +499,33 @@ def bench_klce(rep, repeat):
                  t["klce"], target="<= 3 s", status=verdict(med <= 3.0))
 
 
+UCME_N, UCME_CLASSES, UCME_LOCATIONS = 500, 3, 5
+TARGET_UCME_RATIO = 4.0
+
+
+def bench_ucme(rep, repeat):
+    """Item 7 (issue 22): ``ucme_test`` against one evaluation of its statistic ``skcalib.ucme``
+    (same kernel, labels and test locations) on a calibrated Dirichlet model."""
+    from skcalib.kernels import GaussianKernel
+
+    rng = np.random.default_rng(SEED)
+    P = rng.dirichlet(np.ones(UCME_CLASSES), size=UCME_N)
+    y = np.minimum((rng.random(UCME_N)[:, None] > np.cumsum(P, axis=1)).sum(axis=1),
+                   UCME_CLASSES - 1)
+    kw = dict(kernel=GaussianKernel(0.5), n_test_locations=UCME_LOCATIONS,
+              labels=list(range(UCME_CLASSES)), random_state=0)
+    calls = {"ucme": lambda: skcalib.ucme(y, P, **kw), "ucme_test": lambda: ucme_test(y, P, **kw)}
+    for f in calls.values():  # warm-up
+        f()
+    names = list(calls)
+    t = dict(zip(names, interleaved_times([timed(calls[k]) for k in names], max(repeat, 20),
+                                           budget=10.0)))
+    ratio = statistics.median(t["ucme_test"]) / statistics.median(t["ucme"])
+    rep.line(f"7. ucme_test n={UCME_N}, C={UCME_CLASSES}, J={UCME_LOCATIONS} vs ucme()",
+             t["ucme_test"], t["ucme"], target=f"<= {TARGET_UCME_RATIO:g}x",
+             status=verdict(ratio <= TARGET_UCME_RATIO))
+
+
 def names_of(calls):
     return [k for k in calls if k in ("gamma", "spectral", "nys500", "boot")]
 
@@ -517,7 +549,7 @@ def main(argv=None):
                         help="smaller sizes for items 2-4 (about a minute)")
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile summary of every measured test call")
-    parser.add_argument("--only", default="123456",
+    parser.add_argument("--only", default="1234567",
                         help="items to run, e.g. '14' (default all)")
     parser.add_argument("--memory-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -549,6 +581,8 @@ def main(argv=None):
         bench_small(rep, args.repeat)
     if "6" in args.only:
         bench_klce(rep, args.repeat)
+    if "7" in args.only:
+        bench_ucme(rep, args.repeat)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
     print_summary(rep, t_start)
     return 0

@@ -33,7 +33,7 @@ __all__ = ["EXPECTED_FAILED_CHECKS", "expected_failed_checks"]
 # predicted probabilities as X (entries in [0, 1], rows summing to 1, one column per class of y) and
 # reject anything else with a ValueError, so every check that fits on such X cannot pass. Each is
 # listed with its reason; the property it checks is re-tested on valid probabilities
-# (tests/test_estimators.py::test_sklearn_properties_on_probabilities).
+# (tests/metrics/test_estimators.py::test_sklearn_properties_on_probabilities).
 _METRICS_NOT_PROBABILITIES = (
     "the check fits on X that are not probabilities (values outside [0, 1], rows not summing to 1 "
     "or a column count different from the number of classes in y); skcalib rejects such X with a "
@@ -59,9 +59,10 @@ _NOT_PROBABILITY_CHECKS = [
 _METRICS = dict.fromkeys(_NOT_PROBABILITY_CHECKS, _METRICS_NOT_PROBABILITIES)
 _METRICS_WEIGHTS = (
     "the check fits with sample_weight on X that are not probabilities; skcalib rejects such X "
-    "with a ValueError. The property is re-tested on valid probabilities in tests/test_weights.py "
-    "(pandas/list weights, shape and all-zero errors, weights not overwritten, integer weights as "
-    "repeated rows for the estimates that allow it; the learned parts of fit are unweighted)."
+    "with a ValueError. The property is re-tested on valid probabilities in "
+    "tests/metrics/test_kernel_sample_weights.py (pandas/list weights, shape and all-zero "
+    "errors, weights not overwritten, integer weights as repeated rows for the estimates that allow it; "
+    "the learned parts of fit are unweighted)."
 )
 _METRICS.update({
     name: _METRICS_WEIGHTS
@@ -85,17 +86,17 @@ _METRICS.update({
 # one column per class of y). scikit-learn's generic checks fit on blobs / uniform noise and
 # class labels unrelated to the column count, which every estimator rejects with a ValueError;
 # the checks below therefore cannot pass. Each property is re-tested on valid probabilities in
-# tests/test_estimation.py::test_sklearn_properties_on_probabilities.
+# tests/estimation/test_estimators.py::test_sklearn_properties_on_probabilities.
 _ESTIMATION_NOT_PROBABILITIES = (
     "the check fits on X that are not probabilities (values outside [0, 1], rows not summing to 1 "
     "or a column count different from the number of classes in y); the calibration estimation "
     "functions reject such X with a ValueError. Re-tested on valid probabilities in "
-    "tests/test_estimation.py::test_sklearn_properties_on_probabilities."
+    "tests/estimation/test_estimators.py::test_sklearn_properties_on_probabilities."
 )
 _ESTIMATION_TRANSFORMER = (
     "transform is h(p, p) of probability vectors: the transformer check fits and transforms X "
     "that are not probabilities (ValueError). Re-tested on valid probabilities in "
-    "tests/test_estimation.py::test_sklearn_properties_on_probabilities."
+    "tests/estimation/test_estimators.py::test_sklearn_properties_on_probabilities."
 )
 _ESTIMATION = dict.fromkeys(_NOT_PROBABILITY_CHECKS, _ESTIMATION_NOT_PROBABILITIES)
 _ESTIMATION.update(dict.fromkeys([
@@ -201,7 +202,7 @@ _RECALIBRATION = {
 # class, or one column for a binary problem: the one_d_array tag), so the same generic checks fail
 # for the same reasons. check_classifiers_train: both are monotone maps of each class's log-odds
 # (for the check's two blob features, of their difference), not learners of a decision rule from
-# feature columns. Re-tested on valid scores in tests/test_recal_platt_beta.py
+# feature columns. Re-tested on valid scores in tests/recalibration/test_platt_beta.py
 # (test_sklearn_properties_on_scores).
 for _name in ("PlattScaling", "BetaCalibration"):
     _RECALIBRATION[_name] = {
@@ -216,14 +217,14 @@ del _name
 # QuantileRecalibration takes the same X as DistributionTemperatureScaling (a univariate
 # distribution or [mean, std]), so the same checks fail for the same reasons; its transform
 # returns a distribution object even for array input. Re-tested on valid input in
-# tests/test_recal_quantile.py.
+# tests/recalibration/test_quantile.py.
 _RECALIBRATION["QuantileRecalibration"] = {
     **{check: reason.replace("DistributionTemperatureScaling", "QuantileRecalibration")
        for check, reason in _RECALIBRATION["DistributionTemperatureScaling"].items()},
     "check_all_zero_sample_weights_error": (
         "the check's X (3 columns) is rejected for its shape before the weights are looked at; "
         "all-zero weights on valid X raise a ValueError naming sample_weight "
-        "(tests/test_recal_quantile.py::test_bad_input)."),
+        "(tests/recalibration/test_quantile.py::test_bad_input)."),
     "check_fit_idempotent": (
         "transform returns a Recalibrated distribution object even for [mean, std] input (a "
         "recalibrated Normal has no [mean, std] form), which the check cannot compare as an "
@@ -233,7 +234,7 @@ _RECALIBRATION["QuantileRecalibration"] = {
 # VennAbers takes the same scores as TemperatureScaling, so the same generic checks fail for the
 # same reasons. check_classifiers_train: it is a monotone (isotonic) map of the positive class's
 # score (one-vs-rest: of each class's score), not a learner of a decision rule from feature
-# columns. Re-tested on valid scores in tests/test_recal_venn_abers.py
+# columns. Re-tested on valid scores in tests/recalibration/test_venn_abers.py
 # (test_sklearn_properties_on_scores).
 _RECALIBRATION["VennAbers"] = {
     **{check: reason.replace("TemperatureScaling", "VennAbers")
@@ -248,7 +249,7 @@ _RECALIBRATION["VennAbers"] = {
 # TemperatureScaling, so the same generic checks fail for the same reasons. check_classifiers_train:
 # each is a monotone or binned map of each class's probability (softmax of the check's blob
 # features), not a learner of a decision rule from feature columns. Re-tested on valid scores in
-# tests/test_recal_binning.py (test_common_behaviour and the per-method tests).
+# tests/recalibration/test_binning.py (test_common_behaviour and the per-method tests).
 for _name in ("IsotonicCalibration", "HistogramBinning", "ScalingBinning"):
     _RECALIBRATION[_name] = {
         **{check: reason.replace("TemperatureScaling", _name)
@@ -264,7 +265,8 @@ del _name
 # VectorScaling, MatrixScaling and DirichletCalibration take the same scores as TemperatureScaling
 # (one column per class, or one for a binary problem), so the same generic checks fail for the same
 # reasons; their max_iter parameter also enables check_non_transformer_estimators_n_iter, which fits
-# on iris (4 feature columns, 3 classes). Re-tested on valid scores in tests/test_recal_linear.py.
+# on iris (4 feature columns, 3 classes). Re-tested on valid scores in
+# tests/recalibration/test_linear.py.
 for _name in ("VectorScaling", "MatrixScaling", "DirichletCalibration"):
     _RECALIBRATION[_name] = {
         **{check: reason.replace("TemperatureScaling", _name)
@@ -282,14 +284,15 @@ del _name
 # DistributionIdentityRecalibration the same predictions as DistributionTemperatureScaling, so the
 # same generic checks fail for the same reasons. check_classifiers_train: the identity returns the
 # softmax of the check's features, a classifier's accuracy only if they are its scores. Re-tested
-# on valid input in tests/test_trust_scorers.py (the "none" tests).
+# on valid input in tests/recalibration/test_identity_and_names.py (the "none" tests).
 _RECALIBRATION["IdentityRecalibration"] = {
     check: reason.replace("TemperatureScaling", "IdentityRecalibration").replace(
         "temperature scaling never changes", "the identity never changes")
     for check, reason in _RECALIBRATION["TemperatureScaling"].items()}
 _RECALIBRATION["DistributionIdentityRecalibration"] = {
     check: reason.replace("DistributionTemperatureScaling", "DistributionIdentityRecalibration")
-    .replace("test_distribution_scaling_bad_input", "tests/test_trust_scorers.py")
+    .replace("test_distribution_scaling_bad_input",
+             "tests/recalibration/test_identity_and_names.py")
     for check, reason in _RECALIBRATION["DistributionTemperatureScaling"].items()}
 
 #: ``{estimator class name: {check name: reason}}``.

@@ -3,7 +3,8 @@
 Private helpers of scikit-learn (names starting with ``_``, or anything in a private module
 ``sklearn.*._x``) change without deprecation between releases; imports of them are what broke
 other calibration packages on a scikit-learn upgrade. skcalib therefore imports them here and
-nowhere else (``tests/test_trust_scorers.py`` checks that no other module does), each wrapped in
+nowhere else (``tests/house/test_sklearn_compat.py`` checks that no other module does), each
+wrapped in
 a function with a fallback of its own for a release that no longer has it, and with a test that
 the wrapper behaves as expected on the installed scikit-learn (scikit-learn >= 1.6 is supported).
 

@@ -1,7 +1,8 @@
 """The house rules of ``skcalib/``, counted: private imports across packages, long modules, long functions.
 
 Run ``python tools/house_counts.py`` to print the three counts and what makes them up;
-``tests/test_house.py`` runs the same functions and fails when a count exceeds its ceiling.
+``tests/house/test_house_counts.py`` runs the same functions and fails when a count exceeds its
+ceiling.
 
 * A **private cross-package import** is an import, anywhere in a module (function-level imports
   count), of a private module that belongs to *another* package: ``skcalib.stats._skce``

@@ -1,8 +1,8 @@
 """The rows of the scorer table of ``docs/scorers.rst``, computed from ``skcalib`` itself.
 
-Pure Python (no Sphinx import), so that ``tests/test_docs_build.py`` can check the table against
-:func:`skcalib.get_scorer_names` without building the documentation. The Sphinx directive that
-renders the rows is ``skcalib_docs.ScorerTableDirective``.
+Pure Python (no Sphinx import), so that ``tests/docs/test_docs_build.py`` can check the table
+against :func:`skcalib.get_scorer_names` without building the documentation. The Sphinx
+directive that renders the rows is ``skcalib_docs.ScorerTableDirective``.
 
 Every row is one scorer *object*: names that return the same metric with the same fixed
 arguments (``neg_ece`` and ``neg_expected_calibration_error``) are aliases and share a row. The

@@ -1,7 +1,7 @@
 """Sphinx helpers of the skcalib documentation (loaded by ``docs/conf.py``).
 
-Importable without Sphinx (``tests/test_docs_build.py`` tests the gallery hooks); Sphinx itself
-is imported by :func:`setup` only.
+Importable without Sphinx (``tests/docs/test_docs_build.py`` tests the gallery hooks); Sphinx
+itself is imported by :func:`setup` only.
 
 * ``.. skcalib-scorer-table::`` -- the table of every scorer of :func:`skcalib.get_scorer_names`,
   generated at build time by :mod:`scorer_table`, so it cannot go stale.
