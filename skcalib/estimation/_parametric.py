@@ -113,7 +113,7 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
 
     def _logits(self, P):
         """``log(clip(p, eps, 1))``: the logits TemperatureScaling uses for probabilities."""
-        from ..recalibration._classifier import scores_to_logits
+        from ..recalibration._base import scores_to_logits
 
         return scores_to_logits(P, "proba", self.eps)
 

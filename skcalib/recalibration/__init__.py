@@ -32,7 +32,7 @@
 
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
-from ._classifier import TemperatureScaling
+from ._temperature import TemperatureScaling
 from ._distribution import DistributionTemperatureScaling
 from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling

@@ -23,6 +23,7 @@ from .._validation import check_n_bins, check_option, check_random_state_param, 
 from ..metrics._binned import (QuantileBinning, UniformBinning, _edge_levels, _quantiles_of_sorted,
                                combine, problem_error)
 from ._base import ClassifierRecalibrator
+from ._temperature import TemperatureScaling
 
 __all__ = ["IsotonicCalibration", "HistogramBinning", "ScalingBinning"]
 
@@ -482,8 +483,6 @@ class ScalingBinning(ClassifierRecalibrator):
 
     def _make_scaler(self):
         if self.scaler is None:
-            from ._classifier import TemperatureScaling
-
             return TemperatureScaling()
         return clone(self.scaler)
 

@@ -27,21 +27,21 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
-from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
-                           check_option, check_sample_weight, did_you_mean, user_stacklevel)
-from ..distributions import Mixture, concatenate
 from .._predictions import check_distribution_capable, predict_distribution
+from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
+                           check_option, check_sample_weight, did_you_mean,
+                           length_mismatch_message, user_stacklevel)
+from ..distributions import Mixture, concatenate
+from ._base import ClassifierRecalibrator, check_input_features
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._checks import check_X_container
-from ._classifier import TemperatureScaling, check_input_features
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
 from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._quantile import QuantileRecalibration
+from ._temperature import TemperatureScaling
 from ._venn_abers import VennAbers
-from .._validation import length_mismatch_message
-from ._base import ClassifierRecalibrator
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)

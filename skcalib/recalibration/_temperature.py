@@ -5,14 +5,8 @@ from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_option, check_scalar_param
-from ._base import (  # noqa: F401 - re-exported for the modules that import them from here
-    ClassifierRecalibrator,
-    LogitMapRecalibrator,
-    check_input_features,
-    check_labels_param,
-    looks_like_probabilities,
-    scores_to_logits,
-)
+from ..kernels import Kernel, as_tensor_kernel
+from ._base import LogitMapRecalibrator
 from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_around
 
 _OBJECTIVES = ("nll", "skce")
@@ -25,8 +19,6 @@ _SPREAD_RANGE = (1e-8, 1e8)
 
 def check_kernel_param(kernel, name="kernel"):
     """``kernel`` is None or a skcalib kernel (checked at ``fit`` whatever the objective)."""
-    from ..kernels import Kernel
-
     if kernel is not None and not isinstance(kernel, Kernel):
         raise TypeError(f"{name} must be None or a skcalib kernel (skcalib.kernels); got "
                         f"{kernel!r} of type {type(kernel).__name__}.")
@@ -169,8 +161,6 @@ class TemperatureScaling(LogitMapRecalibrator):
         check_option(self.objective, "objective", _OBJECTIVES)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
         check_scalar_param(self.block_size, "block_size", min_val=2)
-        from ..kernels import as_tensor_kernel
-
         as_tensor_kernel(check_kernel_param(self.kernel))  # a kernel on probabilities
 
     # -- fitting ---------------------------------------------------------------------------
