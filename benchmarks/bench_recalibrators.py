@@ -145,7 +145,7 @@ def real_problems(seed=SEED, quick=False):
 
 
 def uncalibrated_proba(kind, S):
-    from skcalib.recalibration._base import scores_to_logits
+    from skcalib._problems.temperature import scores_to_logits
 
     return softmax(scores_to_logits(np.asarray(S, dtype=float), kind, 1e-12))
 

@@ -6,4 +6,6 @@ ask the same questions of their inputs -- "class probabilities or a predictive d
 they get the one answer from here. Nothing in this package is public API; its modules are the
 documented *internal* API (the architecture page of the documentation lists them), and they may
 be imported by any package above it.
+
+* ``temperature`` -- the 1-D temperature problems (exact NLL optimum, ``log T`` search), logits.
 """

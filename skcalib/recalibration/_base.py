@@ -9,8 +9,9 @@ values; ``labels`` for classes absent from ``y``) and ``sample_weight``, and off
 ``get_feature_names_out``. A method implements two hooks on validated arrays:
 
 * ``_fit_scores(S, L, y_idx, n_classes, w)`` -- learn from the scores ``S`` as given (1-D or 2-D,
-  of kind ``self.input_``), their logits ``L`` of shape ``(n, C)`` (see :func:`scores_to_logits`),
-  class indices ``y_idx`` and weights ``w`` (None or validated non-negative weights);
+  of kind ``self.input_``), their logits ``L`` of shape ``(n, C)`` (see
+  :func:`skcalib._problems.temperature.scores_to_logits`), class indices ``y_idx`` and weights
+  ``w`` (None or validated non-negative weights);
 * ``_proba(S, L)`` -- the recalibrated probabilities, shape ``(n, C)``.
 
 The maps whose output is again logits (temperature, vector, matrix and Dirichlet scaling) derive
@@ -28,14 +29,15 @@ from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._problems.temperature import scores_to_logits
 from .._sklearn_compat import check_feature_names
 from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
                            check_option, check_sample_weight, check_scalar_param,
                            row_sum_tolerance, user_stacklevel)
 from ._checks import check_score_matrix
 
-__all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "scores_to_logits",
-           "check_labels_param", "check_input_features", "check_logit_range"]
+__all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "check_labels_param",
+           "check_input_features", "check_logit_range"]
 
 INPUTS = ("auto", "logits", "proba")
 
@@ -128,19 +130,6 @@ def check_labels_param(labels):
     if n_unique < 2:
         raise ValueError(f"labels must contain at least 2 classes; got {lab.tolist()}.")
     return lab
-
-
-def scores_to_logits(S, kind, eps):
-    """``(n, C)`` logits of 1-D or 2-D scores of the given kind (``"logits"`` or ``"proba"``).
-
-    * 1-D logits are log-odds ``z`` of the positive class: logits ``(0, z)``, so that
-      ``softmax(beta * logits)`` is ``sigmoid(beta * z)``.
-    * Probabilities become ``log(clip(p, eps, 1))`` (1-D: ``(log(1 - p), log p)``).
-    """
-    if kind == "logits":
-        return np.column_stack([np.zeros_like(S), S]) if S.ndim == 1 else S
-    P = np.column_stack([1.0 - S, S]) if S.ndim == 1 else S
-    return np.log(np.clip(P, eps, 1.0))
 
 
 def check_input_features(input_features, n_features_in):

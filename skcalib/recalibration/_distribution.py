@@ -14,7 +14,7 @@ from ..distributions import Categorical, Mixture, MultivariateNormal, is_distrib
 from ._checks import check_distribution_predictions, check_y_given
 from ._base import check_input_features
 from ._temperature import _OBJECTIVES, _SKCE_ESTIMATORS, check_kernel_param
-from ._solvers import minimize_log_temperature, window_around
+from .._problems.temperature import minimize_log_temperature, window_around
 
 
 def family_signature(dist):

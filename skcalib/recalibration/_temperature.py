@@ -4,10 +4,11 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
+from .._problems.temperature import (minimize_log_temperature, nll_inverse_temperature,
+                                    window_around)
 from .._validation import check_option, check_scalar_param
 from ..kernels import Kernel, as_tensor_kernel
 from ._base import LogitMapRecalibrator
-from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_around
 
 _OBJECTIVES = ("nll", "skce")
 _SKCE_ESTIMATORS = ("unbiased", "block")
