@@ -41,7 +41,7 @@ from skcalib.recalibration import (BetaCalibration, DirichletCalibration,
                                    PlattScaling, PredictionTransformer, QuantileRecalibration,
                                    RecalibratedClassifier, RecalibratedRegressor, ScalingBinning,
                                    TemperatureScaling, VectorScaling, VennAbers)
-from skcalib.recalibration._meta import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS
+from skcalib.recalibration._registry import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS
 from skcalib.scorers import CalibrationScorer, KLCEScorer, skce_pvalue, skce_zscore
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -514,7 +514,7 @@ def test_registries_map_names_to_classes():
     assert CLASSIFIER_RECALIBRATORS["none"] is IdentityRecalibration
     assert REGRESSOR_RECALIBRATORS["none"] is DistributionIdentityRecalibration
     # the methods (what the demo compares): each class once, without "none"
-    from skcalib.recalibration._meta import method_names
+    from skcalib.recalibration._registry import method_names
 
     assert method_names(CLASSIFIER_RECALIBRATORS) == [
         "temperature", "platt", "beta", "vector", "matrix", "dirichlet", "isotonic",

@@ -6,7 +6,7 @@
    part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
    part is written to files. Each model is then recalibrated on the recalibration part, with
    temperature scaling and with the best member of the recalibrator family
-   (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
+   (:data:`skcalib.recalibration._registry.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
    half of the recalibration part and scored by the Brier score on the other half; the best is
    refitted on all of it. A before/after table on the test part follows.
 2. **Regression** -- diabetes progression (:func:`sklearn.datasets.load_diabetes`), the same
@@ -279,8 +279,7 @@ def _classification(settings, out, progress):
     from sklearn.frozen import FrozenEstimator
 
     from .. import brier_score, calibration_error, log_score
-    from ..recalibration import RecalibratedClassifier
-    from ..recalibration._meta import CLASSIFIER_RECALIBRATORS, method_names
+    from ..recalibration import CLASSIFIER_RECALIBRATORS, RecalibratedClassifier, method_names
     from ..stats import skce_test
 
     seed = settings["seed"]
@@ -439,8 +438,7 @@ def _regression(settings, out, progress):
 
     from .. import crps, interval_coverage, nll
     from .._predictions import predict_distribution
-    from ..recalibration import RecalibratedRegressor
-    from ..recalibration._meta import REGRESSOR_RECALIBRATORS, method_names
+    from ..recalibration import REGRESSOR_RECALIBRATORS, RecalibratedRegressor, method_names
     from ..stats import pit_test, skce_test
 
     seed = settings["seed"]

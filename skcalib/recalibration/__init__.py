@@ -40,6 +40,9 @@ from ._meta import PredictionTransformer, RecalibratedClassifier, RecalibratedRe
 from ._quantile import QuantileRecalibration
 from ._venn_abers import VennAbers
 
+# The recalibrators by name, for the command line (not public API: not in __all__).
+from ._registry import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS, method_names
+
 __all__ = [
     "TemperatureScaling",
     "VennAbers",
