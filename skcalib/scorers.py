@@ -746,7 +746,7 @@ def get_scorer(scoring):
     if not isinstance(scoring, str):
         raise TypeError(f"scoring must be a string or a callable; got {scoring!r}.")
     if scoring == "neg_calibration_risk":
-        from .estimation._base import RISK_SCORER
+        from .estimation import RISK_SCORER
 
         return copy.copy(RISK_SCORER)  # (its metadata requests are the caller's own)
     if scoring in _SCORERS:

@@ -133,7 +133,7 @@ def test_no_import_cycles():
     """No strongly connected component of the module import graph has two members (Tarjan).
 
     A module's imports of its own parent packages are left out: a submodule reading a name of its
-    package's ``__init__`` inside a function (``estimation._cv`` uses ``estimation.paper_grids``)
+    package's ``__init__`` inside a function (``_cli._demo`` uses ``skcalib.brier_score``)
     runs after the package has been imported, so it cannot form an import-time cycle."""
     graph = {m: {t for t, _ in skcalib_imports(m) if t != m and not m.startswith(t + ".")}
              for m in MODULES}
