@@ -22,15 +22,16 @@ PACKAGE_DIR = pathlib.Path(skcalib.__file__).resolve().parent
 #: distributions, so that ``distributions.expected_kernel`` needs nothing from ``metrics``.
 #: ``_predictions`` (a fitted model's predictive distribution) sits just above distributions, so
 #: that the scorers and the recalibration meta-estimators both import it from below. The
-#: recalibrators sit below the estimation functions (the temperature estimation function uses the
-#: temperature solver and logits).
+#: recalibrators sit below the estimation functions (both fit temperatures with the solvers of
+#: the _problems floor).
 LAYERS = [
     # _estimator_checks: the reasons for the expected failures of scikit-learn's estimator
     # checks; it imports nothing from skcalib
     # _sklearn_compat: the only module that may import scikit-learn's private helpers (wrapped)
     # _optional: optional dependencies (matplotlib) imported on first use
-    ("skcalib._validation", "skcalib._estimator_checks", "skcalib._sklearn_compat",
-     "skcalib._optional"),
+    # _params: the checks of scalar parameters, re-exported by the _validation gate
+    ("skcalib._validation", "skcalib._params", "skcalib._estimator_checks",
+     "skcalib._sklearn_compat", "skcalib._optional"),
     ("skcalib.kernels",),
     ("skcalib._expectations",),
     ("skcalib.distributions",),
