@@ -18,8 +18,10 @@ The maps whose output is again logits (temperature, vector, matrix and Dirichlet
 from :class:`LogitMapRecalibrator` instead and implement ``_logits(L)``: their probabilities are
 its softmax, ``predict_log_proba`` its stable log-softmax, and ``decision_function`` returns it.
 
-The method's own parameters are checked by ``_check_method_params`` (called by ``fit`` before
-anything else).
+The method's own hyper-parameters are checked by ``_check_own_params`` (called by ``fit`` before
+anything else; not to be confused with scikit-learn's private ``_check_method_params``, which
+indexes the ``fit`` parameters and which skcalib reaches through
+``skcalib._sklearn_compat.check_method_params``).
 """
 
 import warnings
@@ -150,7 +152,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     Subclasses define ``__init__`` with at least ``input``, ``labels`` and ``eps`` (as
     :class:`~skcalib.recalibration.TemperatureScaling` does) and the hooks ``_fit_scores`` and
-    ``_proba``; ``_check_method_params`` checks their other parameters.
+    ``_proba``; ``_check_own_params`` checks their other parameters.
     """
 
     def __sklearn_tags__(self):
@@ -160,7 +162,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     # -- hooks -----------------------------------------------------------------------------
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         """Check the method's own parameters (every one, whether or not used)."""
 
     def _fit_scores(self, S, L, y_idx, n_classes, w):  # pragma: no cover - abstract
@@ -174,7 +176,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _check_base_params(self):
         check_option(self.input, "input", INPUTS)
         check_scalar_param(self.eps, "eps", kind="real", min_val=0, include_min=False, max_val=0.5)
-        self._check_method_params()
+        self._check_own_params()
         return check_labels_param(self.labels)
 
     def _scores(self, X, *, fitting):

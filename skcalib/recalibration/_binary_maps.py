@@ -356,7 +356,7 @@ class PlattScaling(_OneVsRestLogistic):
         self.target_smoothing = target_smoothing
         self.multiclass = multiclass
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_bool(self.target_smoothing, "target_smoothing")
         check_option(self.multiclass, "multiclass", _MULTICLASS)
 
@@ -519,7 +519,7 @@ class BetaCalibration(_OneVsRestLogistic):
         self.eps = eps
         self.parameters = parameters
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.parameters, "parameters", _BETA_PARAMETERS)
 
     @staticmethod

@@ -156,7 +156,7 @@ class IsotonicCalibration(ClassifierRecalibrator):
         self.eps = eps
         self.out_of_bounds = out_of_bounds
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.out_of_bounds, "out_of_bounds", _OUT_OF_BOUNDS)
 
     def _fit_scores(self, S, L, y_idx, n_classes, w):
@@ -337,7 +337,7 @@ class HistogramBinning(ClassifierRecalibrator):
         self.n_bins = n_bins
         self.strategy = strategy
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_n_bins(self.n_bins)
         check_option(self.strategy, "strategy", _BIN_STRATEGIES)
 
@@ -473,7 +473,7 @@ class ScalingBinning(ClassifierRecalibrator):
         self.scaler = scaler
         self.random_state = random_state
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_n_bins(self.n_bins)
         check_option(self.mode, "mode", _SB_MODES)
         check_random_state_param(self.random_state)

@@ -223,7 +223,7 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.regularization, "regularization", _REGULARIZATIONS)
         check_scalar_param(self.reg_lambda, "reg_lambda", kind="real", min_val=0)
         check_scalar_param(self.reg_mu, "reg_mu", kind="real", min_val=0, allow_none=True)

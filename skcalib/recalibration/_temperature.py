@@ -157,7 +157,7 @@ class TemperatureScaling(LogitMapRecalibrator):
 
     # -- validation ------------------------------------------------------------------------
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         """Every parameter, whether or not the objective uses it."""
         check_option(self.objective, "objective", _OBJECTIVES)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
