@@ -36,6 +36,7 @@ falls back to scikit-learn's names)::
 
 import copy
 import inspect
+import warnings
 from collections.abc import Mapping
 from numbers import Integral
 
@@ -162,8 +163,6 @@ def skce_zscore(y_true, y_pred, *, labels=None, block_size="sqrt", random_state=
     >>> bool(skce_zscore(y, P) < skce_zscore(y, P_over))
     True
     """
-    import warnings
-
     from .stats import skce_test
 
     if "method" in test_kwargs:

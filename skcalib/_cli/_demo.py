@@ -24,8 +24,11 @@ files that ``skcalib report`` reads) and ``next_steps.txt`` go into the output f
 ``--quick`` runs one model per task with 100 resamples (a few seconds; used by the tests).
 """
 
+import argparse
+import csv
 import os
 import re
+import shutil
 import sys
 import textwrap
 import warnings
@@ -33,7 +36,7 @@ import warnings
 import numpy as np
 
 from ._io import CLIError
-from ._report import _seed
+from ._report import _has_matplotlib, _seed
 
 __all__ = ["add_parser", "run"]
 
@@ -69,8 +72,6 @@ def add_parser(subparsers, parents=()):
     >>> add_parser(sub).get_default("output_dir")
     'skcalib-demo'
     """
-    import argparse
-
     p = subparsers.add_parser(
         "demo", parents=list(parents), help="a tour on bundled data sets: reports, "
         "recalibration, figures", description=DESCRIPTION,
@@ -155,8 +156,6 @@ class _Output:
                   f"{title}: full calibration report (HTML)")
 
     def csv(self, name, header, columns, what):
-        import csv
-
         with open(self.path(name), "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(header)
@@ -590,8 +589,6 @@ def skcalib_command():
     >>> skcalib_command().endswith(("skcalib", "skcalib.exe"))
     True
     """
-    import shutil
-
     folder = os.path.dirname(sys.executable)
     script = next((os.path.join(folder, name) for name in ("skcalib", "skcalib.exe")
                    if os.path.isfile(os.path.join(folder, name))), None)
@@ -706,9 +703,3 @@ def run(args, progress):
 
 def _quote(path):
     return path if re.fullmatch(r"[\w./\\:-]+", path) else "'" + path.replace("'", "'\\''") + "'"
-
-
-def _has_matplotlib():
-    from importlib.util import find_spec
-
-    return find_spec("matplotlib") is not None
