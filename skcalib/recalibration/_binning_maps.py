@@ -594,9 +594,6 @@ class ScalingBinning(ClassifierRecalibrator):
         H[rows, top] = h
         return H
 
-    def _fit_scores(self, S, L, y_idx, n_classes, w):  # pragma: no cover - fit is overridden
-        raise NotImplementedError
-
     def _proba(self, S, L):
         check_is_fitted(self)
         return self._map(self.scaler_.predict_proba(S))
