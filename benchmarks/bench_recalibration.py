@@ -226,7 +226,7 @@ def count_derivative_passes(fn):
     Wraps ``SoftmaxMoments.derivatives`` of skcalib's solver (one evaluation = one pass over the
     logits it was given: all n rows, or the subsample of the warm start)."""
     try:
-        from skcalib.recalibration._solvers import SoftmaxMoments
+        from skcalib._problems.temperature import SoftmaxMoments
     except ImportError:  # pragma: no cover - the solver moved; counting is informational
         return fn(), None
     rows = []

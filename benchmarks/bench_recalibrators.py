@@ -61,7 +61,7 @@ NAMES = ("temperature", "platt", "beta", "vector", "matrix", "dirichlet", "isoto
 
 def recalibrator(name):
     """A fresh instance of the method registered under ``name`` (None if it is not there)."""
-    from skcalib.recalibration._meta import CLASSIFIER_RECALIBRATORS, recalibrator_class
+    from skcalib.recalibration._registry import CLASSIFIER_RECALIBRATORS, recalibrator_class
 
     try:
         cls = recalibrator_class(name, CLASSIFIER_RECALIBRATORS)
@@ -145,7 +145,7 @@ def real_problems(seed=SEED, quick=False):
 
 
 def uncalibrated_proba(kind, S):
-    from skcalib.recalibration._base import scores_to_logits
+    from skcalib._problems.temperature import scores_to_logits
 
     return softmax(scores_to_logits(np.asarray(S, dtype=float), kind, 1e-12))
 

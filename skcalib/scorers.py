@@ -36,6 +36,7 @@ falls back to scikit-learn's names)::
 
 import copy
 import inspect
+import warnings
 from collections.abc import Mapping
 from numbers import Integral
 
@@ -162,8 +163,6 @@ def skce_zscore(y_true, y_pred, *, labels=None, block_size="sqrt", random_state=
     >>> bool(skce_zscore(y, P) < skce_zscore(y, P_over))
     True
     """
-    import warnings
-
     from .stats import skce_test
 
     if "method" in test_kwargs:
@@ -746,7 +745,7 @@ def get_scorer(scoring):
     if not isinstance(scoring, str):
         raise TypeError(f"scoring must be a string or a callable; got {scoring!r}.")
     if scoring == "neg_calibration_risk":
-        from .estimation._base import RISK_SCORER
+        from .estimation import RISK_SCORER
 
         return copy.copy(RISK_SCORER)  # (its metadata requests are the caller's own)
     if scoring in _SCORERS:

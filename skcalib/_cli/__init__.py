@@ -15,6 +15,8 @@ it runs only when asked for). Exit status: 0 on success, 2 on a usage or data er
 message on standard error.
 """
 
+import argparse
+import os
 import sys
 import time
 
@@ -36,8 +38,6 @@ def _parser_class():
     ("Did you mean '--n-bins'?", by :func:`skcalib._validation.did_you_mean`, as the Python
     functions do for their options). Python 3.14's ``suggest_on_error`` does this for choices
     only, and skcalib supports 3.10."""
-    import argparse
-
     from .._validation import did_you_mean
 
     class Parser(argparse.ArgumentParser):
@@ -108,8 +108,6 @@ def build_parser():
     >>> build_parser().prog
     'skcalib'
     """
-    import argparse
-
     from .. import __version__
     from . import _demo, _report
 
@@ -172,8 +170,6 @@ def main(argv=None):
 
 def _silence_stdout():
     """Point standard output at /dev/null, so that Python's final flush does not fail again."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -6,7 +6,7 @@
    part, and the calibration report of each (:func:`skcalib.calibration_report`) on the test
    part is written to files. Each model is then recalibrated on the recalibration part, with
    temperature scaling and with the best member of the recalibrator family
-   (:data:`skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
+   (:data:`skcalib.recalibration._registry.CLASSIFIER_RECALIBRATORS`): every member is fitted on one
    half of the recalibration part and scored by the Brier score on the other half; the best is
    refitted on all of it. A before/after table on the test part follows.
 2. **Regression** -- diabetes progression (:func:`sklearn.datasets.load_diabetes`), the same
@@ -24,8 +24,11 @@ files that ``skcalib report`` reads) and ``next_steps.txt`` go into the output f
 ``--quick`` runs one model per task with 100 resamples (a few seconds; used by the tests).
 """
 
+import argparse
+import csv
 import os
 import re
+import shutil
 import sys
 import textwrap
 import warnings
@@ -33,7 +36,7 @@ import warnings
 import numpy as np
 
 from ._io import CLIError
-from ._report import _seed
+from ._report import _has_matplotlib, _seed
 
 __all__ = ["add_parser", "run"]
 
@@ -69,8 +72,6 @@ def add_parser(subparsers, parents=()):
     >>> add_parser(sub).get_default("output_dir")
     'skcalib-demo'
     """
-    import argparse
-
     p = subparsers.add_parser(
         "demo", parents=list(parents), help="a tour on bundled data sets: reports, "
         "recalibration, figures", description=DESCRIPTION,
@@ -155,8 +156,6 @@ class _Output:
                   f"{title}: full calibration report (HTML)")
 
     def csv(self, name, header, columns, what):
-        import csv
-
         with open(self.path(name), "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(header)
@@ -279,8 +278,7 @@ def _classification(settings, out, progress):
     from sklearn.frozen import FrozenEstimator
 
     from .. import brier_score, calibration_error, log_score
-    from ..recalibration import RecalibratedClassifier
-    from ..recalibration._meta import CLASSIFIER_RECALIBRATORS, method_names
+    from ..recalibration import CLASSIFIER_RECALIBRATORS, RecalibratedClassifier, method_names
     from ..stats import skce_test
 
     seed = settings["seed"]
@@ -439,8 +437,7 @@ def _regression(settings, out, progress):
 
     from .. import crps, interval_coverage, nll
     from .._predictions import predict_distribution
-    from ..recalibration import RecalibratedRegressor
-    from ..recalibration._meta import REGRESSOR_RECALIBRATORS, method_names
+    from ..recalibration import REGRESSOR_RECALIBRATORS, RecalibratedRegressor, method_names
     from ..stats import pit_test, skce_test
 
     seed = settings["seed"]
@@ -592,8 +589,6 @@ def skcalib_command():
     >>> skcalib_command().endswith(("skcalib", "skcalib.exe"))
     True
     """
-    import shutil
-
     folder = os.path.dirname(sys.executable)
     script = next((os.path.join(folder, name) for name in ("skcalib", "skcalib.exe")
                    if os.path.isfile(os.path.join(folder, name))), None)
@@ -708,9 +703,3 @@ def run(args, progress):
 
 def _quote(path):
     return path if re.fullmatch(r"[\w./\\:-]+", path) else "'" + path.replace("'", "'\\''") + "'"
-
-
-def _has_matplotlib():
-    from importlib.util import find_spec
-
-    return find_spec("matplotlib") is not None

@@ -8,6 +8,7 @@ in its target folder first, and all of them are renamed into place (``os.replace
 every one was written, so that a failure leaves no partial or stale output behind.
 """
 
+import argparse
 import csv
 import fnmatch
 import gzip
@@ -143,8 +144,6 @@ def option_type(convert, accept, expected):
     ...
     argparse.ArgumentTypeError: expected a positive integer; got '0'
     """
-    import argparse
-
     def parse(text):
         try:
             value = convert(text)

@@ -10,9 +10,11 @@ also save it, and are written only once everything has succeeded (atomically: a 
 in the same folder, renamed into place).
 """
 
+import argparse
 import io
 import math
 import os
+from importlib.util import find_spec
 
 import numpy as np
 
@@ -76,8 +78,6 @@ def add_parser(subparsers, parents=()):
     >>> add_parser(sub).prog
     'skcalib report'
     """
-    import argparse
-
     p = subparsers.add_parser(
         "report", parents=list(parents), help="calibration report of predictions in a CSV or "
         "Parquet file", description=DESCRIPTION, epilog=EPILOG,
@@ -405,8 +405,6 @@ def load_predictions(args):
 
 
 def _has_matplotlib():
-    from importlib.util import find_spec
-
     return find_spec("matplotlib") is not None
 
 

@@ -17,6 +17,7 @@ Modules (one line each, alphabetical):
 * ``local`` -- the local (KLCE) problem: residuals, audit features, product-kernel pair terms.
 * ``modes`` -- the ``(Q, T)`` problems of each mode of class probabilities.
 * ``reliability`` -- reliability-curve bins, binomial intervals and consistency bands.
+* ``temperature`` -- the 1-D temperature problems (exact NLL optimum, ``log T`` search), logits.
 * ``terms`` -- pair terms of the pairwise engine (residual, distribution, product kernels).
 * ``ucme`` -- the UCME's witness: test locations and witness rows, classes and distributions.
 * ``univariate`` -- checks of univariate predictive distributions (regression).

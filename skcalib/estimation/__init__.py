@@ -18,56 +18,17 @@ negation) measures it on held-out data by the unbiased U-statistic of the pair t
 Notions (``mode``) are those of :func:`skcalib.calibration_error`; see :mod:`._base`.
 """
 
-import numpy as np
-
-from .._validation import check_option, check_scalar_param
 from ._base import MODES, calibration_risk
 from ._binning import BinnedCalibrationEstimator
 from ._cv import (DEFAULT_GAMMAS, CalibrationErrorCV, GridBoundaryWarning, default_candidates,
                   default_ridge_grids)
+from ._grids import paper_grids
 from ._kde import KDECalibrationEstimator
 from ._kernel_ridge import KernelRidgeCalibrationEstimator
 from ._parametric import TemperatureCalibrationEstimator, ZeroCalibrationEstimator
 
-
-def paper_grids(n_train, mode="top_label"):
-    """The hyperparameter grids of Gruber & Bach (App. B) for ``n_train`` training samples.
-
-    The kernel-ridge grids include the paper's factor ``sqrt(n_train)``; the estimators then
-    scale ``alpha`` by ``n^2`` (Kronecker) or ``n`` (two-step) internally. They go with the
-    paper's fixed RBF width ``gamma = 1/2``; :class:`CalibrationErrorCV` searches the width by
-    default (:func:`default_candidates`) and uses these grids with ``estimators_and_grids="paper"``.
-
-    Parameters
-    ----------
-    n_train : int
-        Training samples per fold (``>= 1``).
-    mode : {"top_label", "canonical", "binary", "classwise", "auto"}, default="top_label"
-        ``"canonical"`` has its own kernel-ridge grids; the scalar notions (every other mode)
-        share the top-label ones.
-
-    Returns
-    -------
-    dict
-        ``{"binning": {"n_bins": [...]}, "kde": {"bandwidth": [...]},
-        "kronecker": {"alpha": [...]}, "two_step": {"alpha": [...]}}``.
-    """
-    check_scalar_param(n_train, "n_train", min_val=1)
-    check_option(mode, "mode", MODES)
-    r = np.sqrt(n_train)
-    if mode == "canonical":
-        kron = r * 10.0 ** (9 - np.arange(1, 19))
-        two = r * 10.0 ** (4.5 - 0.5 * np.arange(1, 19))
-    else:
-        kron = r * 10.0 ** (1 - 2 * np.arange(1, 10))
-        two = r * 10.0 ** (-np.arange(1, 10, dtype=float))
-    return {
-        "binning": {"n_bins": [5 * i for i in range(1, 21)]},
-        "kde": {"bandwidth": np.concatenate([np.logspace(-5, -1, 15),
-                                             np.linspace(0.2, 1.0, 5)]).tolist()},
-        "kronecker": {"alpha": kron.tolist()},
-        "two_step": {"alpha": two.tolist()},
-    }
+# The scorer of skcalib.get_scorer("neg_calibration_risk") (not public API: not in __all__).
+from ._base import RISK_SCORER
 
 
 __all__ = [

@@ -15,6 +15,7 @@ from .._pairwise import _blas_single_thread
 from .._problems.modes import resolve_mode
 from ._base import MODES, CalibrationEstimatorMixin, calibration_risk
 from ._binning import BinnedCalibrationEstimator
+from ._grids import paper_grids
 from ._kde import KDECalibrationEstimator
 from ._kernel_ridge import KernelRidgeCalibrationEstimator
 
@@ -94,8 +95,6 @@ def default_candidates(n_train, mode, n_components=None, random_state=None, *, g
     -------
     list of (name, estimator, param_grid)
     """
-    from . import paper_grids
-
     check_scalar_param(n_train, "n_train", min_val=1)
     check_option(mode, "mode", MODES[1:])
     check_scalar_param(n_components, "n_components", min_val=1, allow_none=True)

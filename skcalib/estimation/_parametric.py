@@ -3,6 +3,8 @@
 import numpy as np
 from scipy.special import softmax
 
+from .._problems.temperature import (LOG_T_GRID, minimize_log_temperature,
+                                    nll_inverse_temperature, scores_to_logits)
 from .._validation import check_option, check_scalar_param, top_label
 from .._problems.modes import make_problems
 from ._base import _CalibrationEstimatorBase, _Data, _risk_sum
@@ -94,12 +96,8 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
         if self.temperature is not None:
             T = float(self.temperature)
         elif self.fit_method == "nll":
-            from ..recalibration._solvers import nll_inverse_temperature
-
             T = 1.0 / nll_inverse_temperature(L, y_idx, np.ones(P.shape[0]))[0]
         else:
-            from ..recalibration._solvers import LOG_T_GRID, minimize_log_temperature
-
             residuals = [R for _, R in problems]
 
             def risk(T):
@@ -113,8 +111,6 @@ class TemperatureCalibrationEstimator(_CalibrationEstimatorBase):
 
     def _logits(self, P):
         """``log(clip(p, eps, 1))``: the logits TemperatureScaling uses for probabilities."""
-        from ..recalibration._classifier import scores_to_logits
-
         return scores_to_logits(P, "proba", self.eps)
 
     def _problem_inputs(self, P):

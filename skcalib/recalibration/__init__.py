@@ -32,13 +32,16 @@
 
 from ._binary_maps import BetaCalibration, PlattScaling
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
-from ._classifier import TemperatureScaling
+from ._temperature import TemperatureScaling
 from ._distribution import DistributionTemperatureScaling
 from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._meta import PredictionTransformer, RecalibratedClassifier, RecalibratedRegressor
 from ._quantile import QuantileRecalibration
 from ._venn_abers import VennAbers
+
+# The recalibrators by name, for the command line (not public API: not in __all__).
+from ._registry import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS, method_names
 
 __all__ = [
     "TemperatureScaling",

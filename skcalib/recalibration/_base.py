@@ -9,16 +9,19 @@ values; ``labels`` for classes absent from ``y``) and ``sample_weight``, and off
 ``get_feature_names_out``. A method implements two hooks on validated arrays:
 
 * ``_fit_scores(S, L, y_idx, n_classes, w)`` -- learn from the scores ``S`` as given (1-D or 2-D,
-  of kind ``self.input_``), their logits ``L`` of shape ``(n, C)`` (see :func:`scores_to_logits`),
-  class indices ``y_idx`` and weights ``w`` (None or validated non-negative weights);
+  of kind ``self.input_``), their logits ``L`` of shape ``(n, C)`` (see
+  :func:`skcalib._problems.temperature.scores_to_logits`), class indices ``y_idx`` and weights
+  ``w`` (None or validated non-negative weights);
 * ``_proba(S, L)`` -- the recalibrated probabilities, shape ``(n, C)``.
 
 The maps whose output is again logits (temperature, vector, matrix and Dirichlet scaling) derive
 from :class:`LogitMapRecalibrator` instead and implement ``_logits(L)``: their probabilities are
 its softmax, ``predict_log_proba`` its stable log-softmax, and ``decision_function`` returns it.
 
-The method's own parameters are checked by ``_check_method_params`` (called by ``fit`` before
-anything else).
+The method's own hyper-parameters are checked by ``_check_own_params`` (called by ``fit`` before
+anything else; not to be confused with scikit-learn's private ``_check_method_params``, which
+indexes the ``fit`` parameters and which skcalib reaches through
+``skcalib._sklearn_compat.check_method_params``).
 """
 
 import warnings
@@ -28,14 +31,15 @@ from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._problems.temperature import scores_to_logits
 from .._sklearn_compat import check_feature_names
 from .._validation import (_check_no_missing, _input_dtype, _to_1d, check_class_labels,
                            check_option, check_sample_weight, check_scalar_param,
                            row_sum_tolerance, user_stacklevel)
 from ._checks import check_score_matrix
 
-__all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "scores_to_logits",
-           "check_labels_param", "check_input_features", "check_logit_range"]
+__all__ = ["ClassifierRecalibrator", "looks_like_probabilities", "check_labels_param",
+           "check_input_features", "check_logit_range"]
 
 INPUTS = ("auto", "logits", "proba")
 
@@ -130,19 +134,6 @@ def check_labels_param(labels):
     return lab
 
 
-def scores_to_logits(S, kind, eps):
-    """``(n, C)`` logits of 1-D or 2-D scores of the given kind (``"logits"`` or ``"proba"``).
-
-    * 1-D logits are log-odds ``z`` of the positive class: logits ``(0, z)``, so that
-      ``softmax(beta * logits)`` is ``sigmoid(beta * z)``.
-    * Probabilities become ``log(clip(p, eps, 1))`` (1-D: ``(log(1 - p), log p)``).
-    """
-    if kind == "logits":
-        return np.column_stack([np.zeros_like(S), S]) if S.ndim == 1 else S
-    P = np.column_stack([1.0 - S, S]) if S.ndim == 1 else S
-    return np.log(np.clip(P, eps, 1.0))
-
-
 def check_input_features(input_features, n_features_in):
     """``input_features`` of ``get_feature_names_out``: None or ``n_features_in`` names."""
     if input_features is None:
@@ -161,7 +152,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     Subclasses define ``__init__`` with at least ``input``, ``labels`` and ``eps`` (as
     :class:`~skcalib.recalibration.TemperatureScaling` does) and the hooks ``_fit_scores`` and
-    ``_proba``; ``_check_method_params`` checks their other parameters.
+    ``_proba``; ``_check_own_params`` checks their other parameters.
     """
 
     def __sklearn_tags__(self):
@@ -171,7 +162,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     # -- hooks -----------------------------------------------------------------------------
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         """Check the method's own parameters (every one, whether or not used)."""
 
     def _fit_scores(self, S, L, y_idx, n_classes, w):  # pragma: no cover - abstract
@@ -185,7 +176,7 @@ class ClassifierRecalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _check_base_params(self):
         check_option(self.input, "input", INPUTS)
         check_scalar_param(self.eps, "eps", kind="real", min_val=0, include_min=False, max_val=0.5)
-        self._check_method_params()
+        self._check_own_params()
         return check_labels_param(self.labels)
 
     def _scores(self, X, *, fitting):

@@ -102,15 +102,17 @@ def logistic_newton(X, t, w, *, max_iter=100, tol=1e-9):
     with _blas_single_thread():
         if n >= 4 * _WARM_ROWS:
             rows = slice(None, None, n // _WARM_ROWS)
-            th, ok, _ = _newton(Xs[rows], t[rows], w[rows] / w[rows].sum(), theta, max_iter, tol)
+            th, ok, _ = _scaled_logistic_newton(Xs[rows], t[rows], w[rows] / w[rows].sum(),
+                                                theta, max_iter, tol)
             if ok:
                 theta = th
-        theta, ok, it = _newton(Xs, t, w, theta, max_iter, tol)
+        theta, ok, it = _scaled_logistic_newton(Xs, t, w, theta, max_iter, tol)
     return theta / scale, ok, it
 
 
-def _newton(Xs, t, w, theta, max_iter, tol):
-    """Newton's method from ``theta`` on scaled features (see :func:`logistic_newton`)."""
+def _scaled_logistic_newton(Xs, t, w, theta, max_iter, tol):
+    """Newton's method for the weighted binary logistic NLL from ``theta``, on the scaled features
+    of :func:`logistic_newton`."""
     eta = Xs @ theta
     f, p = _nll_proba(eta, t, w)
     alpha_prev = 0.0
@@ -354,7 +356,7 @@ class PlattScaling(_OneVsRestLogistic):
         self.target_smoothing = target_smoothing
         self.multiclass = multiclass
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_bool(self.target_smoothing, "target_smoothing")
         check_option(self.multiclass, "multiclass", _MULTICLASS)
 
@@ -517,7 +519,7 @@ class BetaCalibration(_OneVsRestLogistic):
         self.eps = eps
         self.parameters = parameters
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.parameters, "parameters", _BETA_PARAMETERS)
 
     @staticmethod

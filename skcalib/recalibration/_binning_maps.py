@@ -23,6 +23,7 @@ from .._problems.binned import combine, problem_error
 from .._problems.binning import QuantileBinning, UniformBinning, edge_levels, quantiles_of_sorted
 from .._validation import check_n_bins, check_option, check_random_state_param, check_rng
 from ._base import ClassifierRecalibrator
+from ._temperature import TemperatureScaling
 
 __all__ = ["IsotonicCalibration", "HistogramBinning", "ScalingBinning"]
 
@@ -155,7 +156,7 @@ class IsotonicCalibration(ClassifierRecalibrator):
         self.eps = eps
         self.out_of_bounds = out_of_bounds
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.out_of_bounds, "out_of_bounds", _OUT_OF_BOUNDS)
 
     def _fit_scores(self, S, L, y_idx, n_classes, w):
@@ -336,7 +337,7 @@ class HistogramBinning(ClassifierRecalibrator):
         self.n_bins = n_bins
         self.strategy = strategy
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_n_bins(self.n_bins)
         check_option(self.strategy, "strategy", _BIN_STRATEGIES)
 
@@ -472,7 +473,7 @@ class ScalingBinning(ClassifierRecalibrator):
         self.scaler = scaler
         self.random_state = random_state
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_n_bins(self.n_bins)
         check_option(self.mode, "mode", _SB_MODES)
         check_random_state_param(self.random_state)
@@ -482,8 +483,6 @@ class ScalingBinning(ClassifierRecalibrator):
 
     def _make_scaler(self):
         if self.scaler is None:
-            from ._classifier import TemperatureScaling
-
             return TemperatureScaling()
         return clone(self.scaler)
 
@@ -594,9 +593,6 @@ class ScalingBinning(ClassifierRecalibrator):
         np.minimum(H, h[:, None], out=H)  # rounding of the mix: at most h, exactly
         H[rows, top] = h
         return H
-
-    def _fit_scores(self, S, L, y_idx, n_classes, w):  # pragma: no cover - fit is overridden
-        raise NotImplementedError
 
     def _proba(self, S, L):
         check_is_fitted(self)

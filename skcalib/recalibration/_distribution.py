@@ -15,8 +15,9 @@ from .._validation import (check_bool, check_option, check_random_state_param,
 from ..distributions import Categorical, Mixture, MultivariateNormal, is_distribution
 from ..metrics import skce
 from ._checks import check_distribution_predictions, check_y_given
-from ._classifier import _OBJECTIVES, _SKCE_ESTIMATORS, check_input_features, check_kernel_param
-from ._solvers import minimize_log_temperature, window_around
+from ._base import check_input_features
+from ._temperature import _OBJECTIVES, _SKCE_ESTIMATORS, check_kernel_param
+from .._problems.temperature import minimize_log_temperature, window_around
 
 
 def family_signature(dist):
@@ -285,7 +286,7 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         check_kernel_param(self.kernel)
 
     def _fit_categorical(self, dist, y, w):
-        from ._classifier import TemperatureScaling
+        from ._temperature import TemperatureScaling
 
         # TemperatureScaling's columns follow the sorted labels: reorder the categorical's.
         order = np.argsort(dist.classes, kind="stable")

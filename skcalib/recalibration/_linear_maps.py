@@ -138,8 +138,9 @@ def _gram(U):
     return A
 
 
-def _newton(problem, theta, *, tol, max_iter, target=None):
-    """Damped Newton's method with the exact Hessian and an Armijo backtracking line search.
+def _multinomial_newton(problem, theta, *, tol, max_iter, target=None):
+    """The penalised multinomial logistic NLL of ``problem`` (a :class:`_LinearProblem`) by damped
+    Newton's method with the exact Hessian and an Armijo backtracking line search.
 
     The Hessian is singular along the directions that leave the probabilities unchanged (the
     same vector added to every class's row of ``(W, b)``) unless a penalty covers them; the
@@ -222,7 +223,7 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.regularization, "regularization", _REGULARIZATIONS)
         check_scalar_param(self.reg_lambda, "reg_lambda", kind="real", min_val=0)
         check_scalar_param(self.reg_mu, "reg_mu", kind="real", min_val=0, allow_none=True)
@@ -281,11 +282,11 @@ class _LinearMapRecalibrator(LogitMapRecalibrator):
             rows = rows[::rows.size // _WARM_START_ROWS]
             sub = _LinearProblem(X[rows], y_idx[rows], weights[rows] / weights[rows].sum(),
                                  self._diagonal, pw)
-            theta_s = _newton(sub, theta0, tol=1e-6, max_iter=self.max_iter)[0]
+            theta_s = _multinomial_newton(sub, theta0, tol=1e-6, max_iter=self.max_iter)[0]
             if problem.fun_grad(theta_s)[0] < problem.fun_grad(theta0)[0]:
                 theta0 = theta_s
-        theta, f, grad, n_iter, converged = _newton(problem, theta0, tol=self.tol,
-                                                     max_iter=self.max_iter, target=target)
+        theta, f, grad, n_iter, converged = _multinomial_newton(
+            problem, theta0, tol=self.tol, max_iter=self.max_iter, target=target)
         W, b = problem.unpack(theta)
         self.coef_ = np.array(W) / s
         self.intercept_ = np.array(b)

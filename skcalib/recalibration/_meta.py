@@ -27,86 +27,22 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import check_method_params, num_samples, routing_enabled, safe_indexing
-from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
-                           check_option, check_sample_weight, did_you_mean, user_stacklevel)
-from ..distributions import Mixture, concatenate
 from .._predictions import check_distribution_capable, predict_distribution
-from ._binary_maps import BetaCalibration, PlattScaling
-from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
+from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
+                           check_option, check_sample_weight, length_mismatch_message,
+                           user_stacklevel)
+from ..distributions import Mixture, concatenate
+from ._base import ClassifierRecalibrator, check_input_features
 from ._checks import check_X_container
-from ._classifier import TemperatureScaling, check_input_features
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
-from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
-from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
+from ._identity import IdentityRecalibration
 from ._quantile import QuantileRecalibration
-from ._venn_abers import VennAbers
-from .._validation import length_mismatch_message
-from ._base import ClassifierRecalibrator
+from ._registry import (CLASSIFIER_RECALIBRATORS, DISTRIBUTION_RECALIBRATORS, IDENTITIES,
+                        REGRESSOR_RECALIBRATORS, recalibrator_class)
+from ._temperature import TemperatureScaling
 
 _METHODS = ("auto", "decision_function", "predict_proba")
 _TRANSFORM_METHODS = _METHODS + ("predict_distribution",)
-
-#: ``recalibrator=`` of :class:`RecalibratedClassifier` by name: name -> class. ``"sigmoid"``
-#: and ``"isotonic"`` are scikit-learn's names (``CalibratedClassifierCV(method=...)``);
-#: ``"none"`` is no recalibration (the model's own probabilities, for a grid's baseline).
-CLASSIFIER_RECALIBRATORS = {
-    "temperature": TemperatureScaling,
-    "platt": PlattScaling,
-    "sigmoid": PlattScaling,
-    "beta": BetaCalibration,
-    "vector": VectorScaling,
-    "matrix": MatrixScaling,
-    "dirichlet": DirichletCalibration,
-    "isotonic": IsotonicCalibration,
-    "histogram": HistogramBinning,
-    "scaling_binning": ScalingBinning,
-    "venn_abers": VennAbers,
-    "none": IdentityRecalibration,
-}
-#: ``recalibrator=`` of :class:`RecalibratedRegressor` by name: name -> class.
-REGRESSOR_RECALIBRATORS = {
-    "temperature": DistributionTemperatureScaling,
-    "quantile": QuantileRecalibration,
-    "none": DistributionIdentityRecalibration,
-}
-
-#: The recalibrators that change nothing: the meta-estimators then fit the model once, on all
-#: the data, so that ``recalibrator="none"`` gives exactly the model's own predictions.
-_IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
-
-#: skcalib's recalibrators of predictive distributions (refused by RecalibratedClassifier).
-_DISTRIBUTION_RECALIBRATORS = tuple(dict.fromkeys(REGRESSOR_RECALIBRATORS.values()))
-
-
-def method_names(registry):
-    """The names of ``registry`` that are recalibration methods: each class once, under its first
-    name (so without scikit-learn's alias ``"sigmoid"``), and without ``"none"``.
-
-    Parameters
-    ----------
-    registry : dict
-        :data:`CLASSIFIER_RECALIBRATORS` or :data:`REGRESSOR_RECALIBRATORS`.
-
-    Returns
-    -------
-    list of str
-    """
-    seen, names = set(), []
-    for name, cls in registry.items():
-        if cls not in seen and cls not in _IDENTITIES:
-            seen.add(cls)
-            names.append(name)
-    return names
-
-
-def recalibrator_class(name, registry, kind="classifier"):
-    """The recalibrator class registered under ``name`` (a ``ValueError`` listing the names, with
-    the closest one for a mistyped name)."""
-    if name not in registry:
-        raise ValueError(f"recalibrator={name!r} is not a {kind} recalibrator name; use one of "
-                         f"{sorted(registry)} or an estimator instance."
-                         + did_you_mean(name, registry))
-    return registry[name]
 
 
 def _resolve_method(estimator, method):
@@ -236,7 +172,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         name = type(recal).__name__
         # skcalib's recalibrators of the other kind (a classifier's scores vs predictive
         # distributions): say where they belong
-        if isinstance(recal, _DISTRIBUTION_RECALIBRATORS if classifier_side
+        if isinstance(recal, DISTRIBUTION_RECALIBRATORS if classifier_side
                       else ClassifierRecalibrator):
             other = "RecalibratedRegressor" if classifier_side else "RecalibratedClassifier"
             what = "predictive distributions" if classifier_side else "a classifier's scores"
@@ -342,7 +278,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
         fit_kwargs, split_kwargs = self._routed_params(estimator, sw, fit_params)
         frozen = isinstance(estimator, FrozenEstimator)
         ensemble = (not frozen) if self.ensemble == "auto" else bool(self.ensemble)
-        if isinstance(self._recalibrator_template(), _IDENTITIES):
+        if isinstance(self._recalibrator_template(), IDENTITIES):
             # No recalibration: the model itself, fitted once on all the data (cv and ensemble
             # would only make it an average of models fitted on parts of it).
             if frozen:
@@ -351,13 +287,13 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
                 estimator = clone(estimator).fit(X, y, **fit_kwargs)
             self.estimators_ = [estimator]
             self.recalibrators_ = [self._fit_recalibrator(estimator, X, y, sw)]
-            return self._finish(estimator)
+            return self._finish()
         if frozen and not ensemble:
             # A fitted model is not refitted: its scores on all of X train one recalibrator.
             check_is_fitted(estimator)
             self.estimators_ = [estimator]
             self.recalibrators_ = [self._fit_recalibrator(estimator, X, y, sw)]
-            return self._finish(estimator)
+            return self._finish()
         cv = check_cv(self._default_cv(y) if self.cv is None else self.cv, y,
                       classifier=is_classifier(self))
         self._check_folds(cv, y)
@@ -381,8 +317,8 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
             scores = self._stack(oof)[order]
             final = clone(estimator).fit(X, y, **fit_kwargs)
             self.estimators_ = [final]
-            self.recalibrators_ = [self._new_recalibrator(final).fit(scores, y, sample_weight=sw)]
-        return self._finish(estimator)
+            self.recalibrators_ = [self._new_recalibrator().fit(scores, y, sample_weight=sw)]
+        return self._finish()
 
     def _check_folds(self, cv, y):
         pass
@@ -390,7 +326,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
     def _default_cv(self, y):
         return DEFAULT_N_FOLDS
 
-    def _finish(self, estimator):
+    def _finish(self):
         first = self.estimators_[0]
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, attr):
@@ -412,7 +348,7 @@ class _RecalibratedBase(MetaEstimatorMixin, BaseEstimator):
 
     def _fit_recalibrator(self, estimator, X, y, sw):
         self._check_fitted_fold(estimator)
-        recal = self._new_recalibrator(estimator)
+        recal = self._new_recalibrator()
         return recal.fit(self._scores(estimator, X), y, sample_weight=sw)
 
     def _check_fitted_fold(self, estimator):
@@ -445,7 +381,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         ``method="auto"``, its own ``predict_proba`` is returned exactly. A recalibrator with
         ``input="auto"`` is told which kind of scores it receives, and one with a ``labels``
         parameter gets ``classes_``. The names are the keys of
-        ``skcalib.recalibration._meta.CLASSIFIER_RECALIBRATORS``.
+        ``skcalib.recalibration.CLASSIFIER_RECALIBRATORS``.
     cv : int, cross-validation splitter or iterable, default=None
         Folds for cross-fitting. ``None``: 5-fold stratified, or as many folds as the smallest
         class has samples when that is fewer (at least 2), so that every fold holds every
@@ -552,7 +488,7 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
                 f"differ from the classes of y {self.classes_.tolist()}; every training fold "
                 "must contain every class (use a stratified cv or fewer folds).")
 
-    def _new_recalibrator(self, estimator):
+    def _new_recalibrator(self):
         recal = self._recalibrator_template()
         recal = clone(recal if recal is not None else TemperatureScaling())
         params = recal.get_params(deep=False)
@@ -710,7 +646,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
                 "per output.")
         return self._fit(X, y_arr, sample_weight, fit_params)
 
-    def _new_recalibrator(self, estimator):
+    def _new_recalibrator(self):
         recal = self._recalibrator_template()
         return clone(recal if recal is not None else DistributionTemperatureScaling())
 

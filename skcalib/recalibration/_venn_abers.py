@@ -324,7 +324,7 @@ class VennAbers(ClassifierRecalibrator):
         self.eps = eps
         self.multiclass = multiclass
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         check_option(self.multiclass, "multiclass", _MULTICLASS)
 
     def _ovo(self):

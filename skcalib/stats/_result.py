@@ -12,15 +12,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats as _sps
 
-from .._validation import check_confidence_level as _check_level
-from .._validation import check_option
+from .._validation import check_confidence_level
 
 __all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
            "resampling_pvalue", "check_confidence_level", "normal_interval", "normal_pvalue",
            "standardise"]
-
-_ALTERNATIVES = ("two-sided", "greater", "less")
-
 
 class ConfidenceInterval(NamedTuple):
     """A confidence interval ``(low, high)`` (SciPy's convention: a named tuple).
@@ -35,13 +31,6 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
-
-
-def check_confidence_level(confidence_level, alternative="two-sided"):
-    """Validate ``confidence_level`` (a float in (0, 1)) and ``alternative``."""
-    level = _check_level(confidence_level)
-    check_option(alternative, "alternative", _ALTERNATIVES)
-    return level
 
 
 def normal_interval(estimate, standard_error, confidence_level=0.95, alternative="two-sided",

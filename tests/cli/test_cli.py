@@ -647,8 +647,8 @@ def test_demo_table_is_the_metrics_of_the_saved_predictions(demo_run):
     listing = text[text.index("Brier score on the other half"):].split("\n\n")[0]
     scores = re.findall(r"(\w+) (\d\.\d{4})", listing)
     # every method but matrix scaling, which is Dirichlet calibration on probabilities
-    meta = skcalib.recalibration._meta
-    assert len(scores) == len(meta.method_names(meta.CLASSIFIER_RECALIBRATORS)) - 1
+    recal = skcalib.recalibration
+    assert len(scores) == len(recal.method_names(recal.CLASSIFIER_RECALIBRATORS)) - 1
     assert [float(s) for _, s in scores] == sorted(float(s) for _, s in scores)
     best = scores[0][0]
     assert f"{best}, best of" in text and f"{best}, best of" in out

@@ -67,7 +67,7 @@ PUBLIC = _public_objects()
 def test_the_public_api_is_collected():
     assert len(PUBLIC) > 80
     assert "skcalib.metrics._kernel.skce" in PUBLIC
-    assert "skcalib.recalibration._classifier.TemperatureScaling.fit" in PUBLIC
+    assert "skcalib.recalibration._temperature.TemperatureScaling.fit" in PUBLIC
     assert "skcalib.plotting._local.LocalCalibrationBiasDisplay.from_predictions" in PUBLIC
 
 

@@ -22,15 +22,16 @@ PACKAGE_DIR = pathlib.Path(skcalib.__file__).resolve().parent
 #: distributions, so that ``distributions.expected_kernel`` needs nothing from ``metrics``.
 #: ``_predictions`` (a fitted model's predictive distribution) sits just above distributions, so
 #: that the scorers and the recalibration meta-estimators both import it from below. The
-#: recalibrators sit below the estimation functions (the temperature estimation function uses the
-#: temperature solver and logits).
+#: recalibrators sit below the estimation functions (both fit temperatures with the solvers of
+#: the _problems floor).
 LAYERS = [
     # _estimator_checks: the reasons for the expected failures of scikit-learn's estimator
     # checks; it imports nothing from skcalib
     # _sklearn_compat: the only module that may import scikit-learn's private helpers (wrapped)
     # _optional: optional dependencies (matplotlib) imported on first use
-    ("skcalib._validation", "skcalib._estimator_checks", "skcalib._sklearn_compat",
-     "skcalib._optional"),
+    # _params: the checks of scalar parameters, re-exported by the _validation gate
+    ("skcalib._validation", "skcalib._params", "skcalib._estimator_checks",
+     "skcalib._sklearn_compat", "skcalib._optional"),
     ("skcalib.kernels",),
     ("skcalib._expectations",),
     ("skcalib.distributions",),
@@ -133,7 +134,7 @@ def test_no_import_cycles():
     """No strongly connected component of the module import graph has two members (Tarjan).
 
     A module's imports of its own parent packages are left out: a submodule reading a name of its
-    package's ``__init__`` inside a function (``estimation._cv`` uses ``estimation.paper_grids``)
+    package's ``__init__`` inside a function (``_cli._demo`` uses ``skcalib.brier_score``)
     runs after the package has been imported, so it cannot form an import-time cycle."""
     graph = {m: {t for t, _ in skcalib_imports(m) if t != m and not m.startswith(t + ".")}
              for m in MODULES}

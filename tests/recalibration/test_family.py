@@ -1,6 +1,6 @@
 """The recalibrator family is interchangeable (issue 15, item 3).
 
-Every method registered by name in :mod:`skcalib.recalibration._meta` drops into
+Every method registered by name in :mod:`skcalib.recalibration._registry` drops into
 ``RecalibratedClassifier`` / ``RecalibratedRegressor`` as an instance or by name, after a
 ``PredictionTransformer`` in a ``Pipeline``, passes scikit-learn's estimator checks, and a
 ``GridSearchCV`` over ``recalibrator`` picks the method that can fix a constructed
@@ -25,9 +25,9 @@ from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import (DistributionTemperatureScaling, PredictionTransformer,
                                    RecalibratedClassifier, RecalibratedRegressor,
                                    TemperatureScaling)
-from skcalib.recalibration import _meta
-from skcalib.recalibration._meta import (CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS,
-                                         recalibrator_class)
+from skcalib.recalibration import _registry
+from skcalib.recalibration._registry import (CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS,
+                                             recalibrator_class)
 
 
 def _available(registry, kind):
@@ -44,9 +44,9 @@ def _available(registry, kind):
 #: recalibration, which fits the model once instead of cross-fitting: both are tested in
 #: tests/recalibration/test_identity_and_names.py).
 CLASSIFIERS = {k: v for k, v in _available(CLASSIFIER_RECALIBRATORS, "classifier").items()
-               if k in _meta.method_names(CLASSIFIER_RECALIBRATORS)}
+               if k in _registry.method_names(CLASSIFIER_RECALIBRATORS)}
 REGRESSORS = {k: v for k, v in _available(REGRESSOR_RECALIBRATORS, "regressor").items()
-              if k in _meta.method_names(REGRESSOR_RECALIBRATORS)}
+              if k in _registry.method_names(REGRESSOR_RECALIBRATORS)}
 
 
 def _needs(*names):
@@ -251,8 +251,8 @@ def test_grid_search_over_every_method_runs():
 
 
 def test_meta_estimators_read_the_registries():
-    assert RecalibratedClassifier._recalibrator_registry == _meta.CLASSIFIER_RECALIBRATORS
-    assert RecalibratedRegressor._recalibrator_registry == _meta.REGRESSOR_RECALIBRATORS
+    assert RecalibratedClassifier._recalibrator_registry == _registry.CLASSIFIER_RECALIBRATORS
+    assert RecalibratedRegressor._recalibrator_registry == _registry.REGRESSOR_RECALIBRATORS
 
 
 def test_randomised_method_by_name_is_reproducible():

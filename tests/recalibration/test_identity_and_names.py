@@ -21,7 +21,7 @@ from skcalib.recalibration import (
     RecalibratedClassifier,
     RecalibratedRegressor,
 )
-from skcalib.recalibration._meta import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS
+from skcalib.recalibration._registry import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS
 
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -59,7 +59,7 @@ def test_registries_map_names_to_classes():
     assert CLASSIFIER_RECALIBRATORS["none"] is IdentityRecalibration
     assert REGRESSOR_RECALIBRATORS["none"] is DistributionIdentityRecalibration
     # the methods (what the demo compares): each class once, without "none"
-    from skcalib.recalibration._meta import method_names
+    from skcalib.recalibration._registry import method_names
 
     assert method_names(CLASSIFIER_RECALIBRATORS) == [
         "temperature", "platt", "beta", "vector", "matrix", "dirichlet", "isotonic",

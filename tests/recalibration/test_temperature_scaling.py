@@ -169,7 +169,7 @@ def fit_ts(X, y, **kw):
 
 KINDS = ["bin1d", "bin2col", 3, 10, 100]
 
-# Large fits exceed 4 * 4096 rows, so that the subsample warm start of _solvers is used; more
+# Large fits exceed 4 * 4096 rows, so that the subsample warm start of _problems.temperature is used; more
 # classes use fewer rows to keep the independent references fast. Weights are combined with every
 # kind at n = 5 and with two kinds at large n.
 LARGE_N = {"bin1d": 50_000, "bin2col": 50_000, 3: 50_000, 10: 20_000, 100: 17_000}

@@ -907,25 +907,43 @@ def test_probabilities_message_for_estimator_input():
 
 
 def test_validation_module_never_imports_distributions():
-    """Imports flow one way: ``_validation`` is the bottom layer. Loaded on its own (no package, so
-    no relative import can work), it still recognises a Categorical and rejects a Normal, by the
-    family marker of their classes."""
+    """Imports flow one way: ``_validation`` is the bottom layer. It imports only its own
+    scalar-parameter checks (``_params``, which imports nothing from skcalib); loaded with them
+    alone (in a package of their own, so that no other skcalib module can be reached), it still
+    recognises a Categorical and rejects a Normal, by the family marker of their classes."""
     import ast
     import importlib.util
     import pathlib
+    import sys
+    import types
 
     from skcalib.distributions import Categorical, Normal
 
-    path = pathlib.Path(skcalib.__file__).parent / "_validation.py"
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            assert node.level == 0 and not (node.module or "").startswith("skcalib"), node.module
-        if isinstance(node, ast.Import):
-            assert not any(a.name.startswith("skcalib") for a in node.names)
-    spec = importlib.util.spec_from_file_location("standalone_validation", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    folder = pathlib.Path(skcalib.__file__).parent
+    for name, allowed in (("_validation", {"_params"}), ("_params", set())):
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                relative_ok = node.level == 1 and node.module in allowed
+                assert relative_ok or (node.level == 0 and not (node.module or "").startswith(
+                    "skcalib")), node.module
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("skcalib") for a in node.names)
+    package = types.ModuleType("standalone_floor")
+    package.__path__ = []  # nothing else is importable from it
+    loaded = {"standalone_floor": package}
+    try:
+        sys.modules.update(loaded)
+        for name in ("_params", "_validation"):
+            spec = importlib.util.spec_from_file_location(f"standalone_floor.{name}",
+                                                          folder / f"{name}.py")
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = loaded[spec.name] = mod
+            spec.loader.exec_module(mod)
+    finally:
+        for name in loaded:
+            sys.modules.pop(name, None)
+    assert mod.check_option is loaded["standalone_floor._params"].check_option
     cat = Categorical([[0.1, 0.9], [0.8, 0.2]], classes=["yes", "no"])
     data = mod.check_labels_and_probabilities(["no", "yes"], cat)
     assert data.classes.tolist() == ["no", "yes"]

@@ -1,11 +1,19 @@
-"""The one-dimensional problems behind temperature scaling.
+"""The one-dimensional problems of temperature scaling, shared by recalibration and estimation.
 
+``recalibration`` (:class:`~skcalib.recalibration.TemperatureScaling`,
+:class:`~skcalib.recalibration.DistributionTemperatureScaling`) and ``estimation``
+(:class:`~skcalib.estimation.TemperatureCalibrationEstimator`) fit a temperature with these:
+
+* :func:`scores_to_logits` -- the ``(n, C)`` logits of a classifier's 1-D or 2-D scores
+  (logits, or probabilities turned into ``log(clip(p, eps, 1))``);
 * :func:`nll_inverse_temperature` -- the exact multinomial NLL optimum over the inverse
   temperature ``beta`` (a convex problem in ``beta``), by safeguarded Newton steps inside a
-  bracket that always contains the root of the derivative.
-* :func:`minimize_log_temperature` -- any other objective (the SKCE, the NLL of a mixture): a
-  coarse grid over ``log T`` followed by bounded Brent refinement around the best grid point,
-  because those objectives need not be convex.
+  bracket that always contains the root of the derivative (:class:`SoftmaxMoments` evaluates the
+  derivatives; ``beta`` stays in ``[BETA_MIN, BETA_MAX]``);
+* :func:`minimize_log_temperature` -- any other objective (the SKCE, the NLL of a mixture, an
+  estimation risk): a coarse grid over ``log T`` (:data:`LOG_T_GRID`, or :func:`window_around` a
+  temperature) followed by bounded Brent refinement around the best grid point, because those
+  objectives need not be convex.
 """
 
 import warnings
@@ -175,10 +183,11 @@ def nll_inverse_temperature(L, y_idx, weights, *, max_iter=100, n_samples=None):
     if n_samples is None:
         n_samples = float(np.sum(weights))
     with _blas_single_thread():
-        return _newton(L, y_idx, weights, max_iter, n_samples)
+        return _inverse_temperature_newton(L, y_idx, weights, max_iter, n_samples)
 
 
-def _newton(L, y_idx, weights, max_iter, n_samples):
+def _inverse_temperature_newton(L, y_idx, weights, max_iter, n_samples):
+    """The safeguarded Newton search of :func:`nll_inverse_temperature` on ``NLL'(beta)``."""
     problem = SoftmaxMoments(L, y_idx, weights)
     g0, ginf = problem.limits()
     if not g0 < 0:
@@ -233,6 +242,19 @@ def _newton(L, y_idx, weights, max_iter, n_samples):
     warnings.warn(f"the temperature search did not converge in {max_iter} iterations.",
                   ConvergenceWarning, stacklevel=user_stacklevel())
     return beta, max_iter
+
+
+def scores_to_logits(S, kind, eps):
+    """``(n, C)`` logits of 1-D or 2-D scores of the given kind (``"logits"`` or ``"proba"``).
+
+    * 1-D logits are log-odds ``z`` of the positive class: logits ``(0, z)``, so that
+      ``softmax(beta * logits)`` is ``sigmoid(beta * z)``.
+    * Probabilities become ``log(clip(p, eps, 1))`` (1-D: ``(log(1 - p), log p)``).
+    """
+    if kind == "logits":
+        return np.column_stack([np.zeros_like(S), S]) if S.ndim == 1 else S
+    P = np.column_stack([1.0 - S, S]) if S.ndim == 1 else S
+    return np.log(np.clip(P, eps, 1.0))
 
 
 #: The grid of the generic search: log T over [log 1e-3, log 1e3].

@@ -4,16 +4,13 @@ import numpy as np
 from scipy.special import softmax
 from sklearn.utils.validation import check_is_fitted
 
+from .._problems.kernel_resolution import as_tensor_kernel, resolve_kernel
+from .._problems.temperature import (minimize_log_temperature, nll_inverse_temperature,
+                                    window_around)
 from .._validation import check_option, check_scalar_param
-from ._base import (  # noqa: F401 - re-exported for the modules that import them from here
-    ClassifierRecalibrator,
-    LogitMapRecalibrator,
-    check_input_features,
-    check_labels_param,
-    looks_like_probabilities,
-    scores_to_logits,
-)
-from ._solvers import minimize_log_temperature, nll_inverse_temperature, window_around
+from ..kernels import Kernel
+from ..metrics import skce
+from ._base import LogitMapRecalibrator
 
 _OBJECTIVES = ("nll", "skce")
 _SKCE_ESTIMATORS = ("unbiased", "block")
@@ -25,8 +22,6 @@ _SPREAD_RANGE = (1e-8, 1e8)
 
 def check_kernel_param(kernel, name="kernel"):
     """``kernel`` is None or a skcalib kernel (checked at ``fit`` whatever the objective)."""
-    from ..kernels import Kernel
-
     if kernel is not None and not isinstance(kernel, Kernel):
         raise TypeError(f"{name} must be None or a skcalib kernel (skcalib.kernels); got "
                         f"{kernel!r} of type {type(kernel).__name__}.")
@@ -164,13 +159,11 @@ class TemperatureScaling(LogitMapRecalibrator):
 
     # -- validation ------------------------------------------------------------------------
 
-    def _check_method_params(self):
+    def _check_own_params(self):
         """Every parameter, whether or not the objective uses it."""
         check_option(self.objective, "objective", _OBJECTIVES)
         check_option(self.skce_estimator, "skce_estimator", _SKCE_ESTIMATORS)
         check_scalar_param(self.block_size, "block_size", min_val=2)
-        from .._problems.kernel_resolution import as_tensor_kernel
-
         as_tensor_kernel(check_kernel_param(self.kernel))  # a kernel on probabilities
 
     # -- fitting ---------------------------------------------------------------------------
@@ -261,9 +254,6 @@ def _fit_skce_temperature(L, y_idx, n_classes, kernel, estimator, block_size, T_
 
     The kernel is resolved (median heuristic) once, on the probabilities at ``T = 1``.
     """
-    from .._problems.kernel_resolution import resolve_kernel
-    from ..metrics import skce
-
     labels = np.arange(n_classes)
     P1 = softmax(L, axis=1)
     k = resolve_kernel(kernel, P1)
