@@ -1,9 +1,7 @@
 """The house counts of ``tools/house_counts.py``: the package stays within its ceilings, and the
 counting functions count what their docstrings say (checked on small synthetic packages).
 
-The script is imported by path (``tools/`` is not a package). The three ceiling tests are marked
-``xfail(strict=False)`` until the renovation of issue 22 lands: the counts reach their ceilings
-only when every helper's work is merged, and the marks go then.
+The script is imported by path (``tools/`` is not a package).
 """
 
 import importlib.util
@@ -13,7 +11,6 @@ import textwrap
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-UNTIL_LANDED = pytest.mark.xfail(strict=False, reason="until the renovation lands")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +40,6 @@ def test_the_script_counts_the_real_package(house):
     assert "skcalib" in names and "skcalib.metrics" in names and "skcalib._validation" in names
 
 
-@UNTIL_LANDED
 def test_private_cross_package_imports_are_allowed_and_few(house):
     imports = house.private_cross_imports()
     unlisted = [f"{a}:{line} imports {b}" for a, b, line in imports
@@ -52,12 +48,10 @@ def test_private_cross_package_imports_are_allowed_and_few(house):
     assert len(imports) <= house.MAX_PRIVATE_IMPORTS
 
 
-@UNTIL_LANDED
 def test_no_module_over_the_line_ceiling(house):
     assert house.long_modules() == []
 
 
-@UNTIL_LANDED
 def test_no_function_over_the_code_line_ceiling(house):
     assert house.long_functions() == []
 
