@@ -236,7 +236,7 @@ print(f"(99 % sampling range of the rate for a valid test: 0.05 +- {half_width:.
 # (200 data sets cannot tell 0.05 from 0.07). The ``sqrt(n)`` block test tends to reject less
 # often than nominal (as in the paper's regression experiments), and the distribution-free
 # bound never rejects -- its p-values are upper bounds, far from uniform. The slow test suite
-# (``tests/test_stats_size_power.py``) checks the tests' sizes over 500 to 1,000 data sets.
+# (``tests/stats/test_size_power.py``) checks the tests' sizes over 500 to 1,000 data sets.
 
 # %%
 # Confidence intervals for the SKCE
