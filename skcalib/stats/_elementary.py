@@ -26,6 +26,7 @@ from ..metrics import pit
 from ._result import (
     CalibrationTestResult,
     ConfidenceInterval,
+    IntervalEnds,
     check_confidence_level,
     normal_interval,
     normal_pvalue,
@@ -365,7 +366,7 @@ def pit_mean_test(y_true, y_pred, *, alternative="two-sided", sample_weight=None
                                  interval=interval, alternative=alternative)
 
 
-class ScoreInterval:
+class ScoreInterval(IntervalEnds):
     """A confidence interval for the mean of per-sample scores (returned by
     :func:`mean_score_ci`).
 
@@ -405,19 +406,6 @@ class ScoreInterval:
         self.confidence_level = confidence_level
         self.alternative = alternative
         self.n_samples = int(n_samples)
-
-    @property
-    def low(self):
-        """Lower end of the interval."""
-        return self.confidence_interval.low
-
-    @property
-    def high(self):
-        """Upper end of the interval."""
-        return self.confidence_interval.high
-
-    def __iter__(self):
-        return iter(self.confidence_interval)
 
     def __repr__(self):
         return (f"ScoreInterval(low={self.low!r}, high={self.high!r}, estimate={self.estimate!r}, "

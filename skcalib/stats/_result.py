@@ -16,7 +16,7 @@ from .._validation import check_confidence_level
 
 __all__ = ["CalibrationTestResult", "ConfidenceInterval", "StatisticPvalueTuple",
            "resampling_pvalue", "check_confidence_level", "normal_interval", "normal_pvalue",
-           "standardise"]
+           "standardise", "IntervalEnds"]
 
 class ConfidenceInterval(NamedTuple):
     """A confidence interval ``(low, high)`` (SciPy's convention: a named tuple).
@@ -31,6 +31,25 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+class IntervalEnds:
+    """The ends of an interval result that holds a :class:`ConfidenceInterval` as
+    ``confidence_interval`` (:class:`~skcalib.stats.SKCEInterval`,
+    :class:`~skcalib.stats.ScoreInterval`): ``low``, ``high``, and unpacking as ``low, high``."""
+
+    @property
+    def low(self):
+        """Lower end of the interval."""
+        return self.confidence_interval.low
+
+    @property
+    def high(self):
+        """Upper end of the interval."""
+        return self.confidence_interval.high
+
+    def __iter__(self):
+        return iter(self.confidence_interval)
 
 
 def normal_interval(estimate, standard_error, confidence_level=0.95, alternative="two-sided",

@@ -41,6 +41,7 @@ from .._validation import (
 from ._result import (
     CalibrationTestResult,
     ConfidenceInterval,
+    IntervalEnds,
     check_confidence_level,
     normal_interval,
     resampling_pvalue,
@@ -590,7 +591,7 @@ default="auto"
                              n_jobs)
 
 
-class SKCEInterval:
+class SKCEInterval(IntervalEnds):
     """A confidence interval for the SKCE (returned by :func:`skce_ci`).
 
     Its parameters are also its attributes; it unpacks as ``low, high``.
@@ -631,19 +632,6 @@ class SKCEInterval:
     def zscore(self):
         """``estimate / standard_error`` (see :attr:`CalibrationTestResult.zscore`)."""
         return standardise(self.estimate, self.standard_error)
-
-    @property
-    def low(self):
-        """Lower end of the interval."""
-        return self.confidence_interval.low
-
-    @property
-    def high(self):
-        """Upper end of the interval."""
-        return self.confidence_interval.high
-
-    def __iter__(self):
-        return iter(self.confidence_interval)
 
     def __repr__(self):
         return (f"SKCEInterval(low={self.low!r}, high={self.high!r}, estimate={self.estimate!r}, "
