@@ -42,13 +42,18 @@ def modules():
     return {module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
 
 
-def _imported(tree, module, is_package, known):
+def imports_in(source, module, is_package=False, known=None):
+    """``[(imported module, line)]``: the skcalib modules that ``source`` (the text of ``module``)
+    imports anywhere, functions included. ``from package import name`` is the submodule
+    ``package.name`` if it is one of ``known`` (default: the package's modules), else
+    ``package``. ``tests/house/test_layering.py`` checks the layers with the same reader."""
+    known = modules() if known is None else known
     package = module if is_package else module.rpartition(".")[0]
-    for node in ast.walk(tree):
+    found = []
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == "skcalib":
-                    yield alias.name, node.lineno
+            found += [(alias.name, node.lineno) for alias in node.names
+                      if alias.name.split(".")[0] == "skcalib"]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 parts = package.split(".")
@@ -61,7 +66,8 @@ def _imported(tree, module, is_package, known):
                 continue
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
-                yield (candidate if candidate in known else base), node.lineno
+                found.append((candidate if candidate in known else base, node.lineno))
+    return found
 
 
 def owner_of_private(target):
@@ -79,8 +85,8 @@ def private_cross_imports():
     known = modules()
     found = []
     for module, path in known.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for target, line in _imported(tree, module, path.name == "__init__.py", known):
+        source = path.read_text(encoding="utf-8")
+        for target, line in imports_in(source, module, path.name == "__init__.py", known):
             owner = owner_of_private(target)
             if owner is None or module == owner or module.startswith(owner + "."):
                 continue

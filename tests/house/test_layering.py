@@ -6,14 +6,22 @@ matching prefix); an import of a higher layer, a module missing from the table, 
 the modules fails.
 """
 
-import ast
+import importlib.util
 import pathlib
 
 import pytest
 
-import skcalib
 
-PACKAGE_DIR = pathlib.Path(skcalib.__file__).resolve().parent
+def _load_house_counts():
+    """``tools/house_counts.py`` (not a package): its import reader serves both checks."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "house_counts.py"
+    spec = importlib.util.spec_from_file_location("house_counts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HOUSE = _load_house_counts()
 
 #: Layers, bottom first. A module may import modules of its own layer or of lower ones only.
 #: A name covers the module and its submodules; ``package.*`` covers the submodules only (an
@@ -56,14 +64,7 @@ LAYERS = [
 LAYER_OF = {name: level for level, names in enumerate(LAYERS) for name in names}
 
 
-def module_name(path):
-    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-MODULES = {module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
+MODULES = HOUSE.modules()
 
 
 def layer(module):
@@ -80,32 +81,10 @@ def layer(module):
     return None
 
 
-def _resolve(base, name):
-    """``from base import name``: the submodule ``base.name`` if it exists, else ``base``."""
-    candidate = f"{base}.{name}"
-    return candidate if candidate in MODULES else base
-
-
 def imports_in(source, module, is_package=False):
-    """The skcalib modules imported anywhere in ``source`` (the text of ``module``), with lines."""
-    package = module if is_package else module.rpartition(".")[0]
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(a.name, node.lineno) for a in node.names
-                      if a.name.split(".")[0] == "skcalib"]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[:len(parts) - (node.level - 1)])
-                if node.module:
-                    base = f"{base}.{node.module}"
-            elif node.module and node.module.split(".")[0] == "skcalib":
-                base = node.module
-            else:
-                continue
-            found += [(_resolve(base, a.name), node.lineno) for a in node.names]
-    return found
+    """The skcalib modules imported anywhere in ``source`` (the text of ``module``), with lines
+    (the reader of ``tools/house_counts.py``)."""
+    return HOUSE.imports_in(source, module, is_package, MODULES)
 
 
 def skcalib_imports(module):
