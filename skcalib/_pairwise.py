@@ -189,7 +189,7 @@ def _run(tasks, n_jobs):
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(t)() for t in tasks)
 
 
-def _upper_row_block_sum(term, start, stop, lo, hi, T):
+def _upper_row_block_sum(term, start, stop, hi, T):
     """Sum of h_ij over i in [start, stop), j in [start, hi) with j > i (tile by tile)."""
     total = 0.0
     a = slice(start, stop)
@@ -217,7 +217,7 @@ def pair_sum(term, *, lo=0, hi=None, include_diagonal=False, chunk_size=None, n_
     hi = term.n_samples if hi is None else hi
     starts = range(lo, hi, T)
     tasks = [
-        (lambda s=s: _upper_row_block_sum(term, s, min(s + T, hi), lo, hi, T)) for s in starts
+        (lambda s=s: _upper_row_block_sum(term, s, min(s + T, hi), hi, T)) for s in starts
     ]
     parts = _run(tasks, n_jobs)
     total = 2.0 * math.fsum(parts)

@@ -149,7 +149,7 @@ def combine(values, shares, norm):
 
 
 
-def finalize(value, norm, squared, debias):
+def finalize(value, norm, squared):
     """The reported error of ``value`` (squared for l2): its square root unless ``squared``."""
     if norm != "l2":
         return value
@@ -263,6 +263,6 @@ class FixedPredictionErrors:
             vals = [cell_error(self.W[j], ST[j][b], self.SQ[j], self.norm, self.debias,
                                self.scale)[0] for j in range(len(self.cells))]
             value = combine(vals, [None] * len(vals), self.norm)[0]
-            out[b] = finalize(value, self.norm, self.squared, self.debias)
+            out[b] = finalize(value, self.norm, self.squared)
         return out
 

@@ -121,7 +121,7 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
     if _dask.any_dask(y_true, y_proba, sample_weight):
         value = chunked_error(y_true, y_proba, norm, n_bins, strategy, mode, debias, labels,
                               pos_label, sample_weight)
-        return finalize(value, norm, squared, debias)
+        return finalize(value, norm, squared)
     data = check_labels_and_probabilities(y_true, y_proba, labels=labels, pos_label=pos_label,
                                           sample_weight=sample_weight)
     m = resolve_mode(mode, data.n_classes)
@@ -129,7 +129,7 @@ def calibration_error(y_true, y_proba, *, norm="l1", squared=False, n_bins=15, s
     value, _ = binned_errors(problems, [make_binning(strategy, n_bins, min_bin_size).fit(Q)
                                         for Q, _ in problems],
                              norm, debias, data.sample_weight, shares=False)
-    return finalize(value, norm, squared, debias)
+    return finalize(value, norm, squared)
 
 
 

@@ -357,7 +357,7 @@ class CalibrationError(_CalibrationErrorBase):
         float
         """
         value, _ = self._compute(X, y, sample_weight)
-        return finalize(value, self.norm, self.squared, self.debias)
+        return finalize(value, self.norm, self.squared)
 
     def transform(self, X, y=None, sample_weight=None):
         """Each sample's share of the error (see Notes), shape ``(n_samples, 1)``.

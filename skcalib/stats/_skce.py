@@ -255,7 +255,7 @@ def _dense(term, chunk_size):
     return H
 
 
-def _spectral_exact(term, n_resamples, rng, add_one, chunk_size, n_jobs):
+def _spectral_exact(term, n_resamples, rng, add_one, chunk_size):
     n = term.n_samples
     if n > EXACT_SPECTRAL_MAX:
         raise ValueError(
@@ -586,7 +586,7 @@ default="auto"
     if method == "bootstrap":
         return _bootstrap_test(problem.term(), n_resamples, rng, add_one, chunk, n_jobs)
     if n_landmarks is None or n_landmarks >= n:
-        return _spectral_exact(problem.term(), n_resamples, rng, add_one, chunk, n_jobs)
+        return _spectral_exact(problem.term(), n_resamples, rng, add_one, chunk)
     return _spectral_nystrom(problem, int(n_landmarks), n_resamples, rng, add_one, chunk,
                              n_jobs)
 

@@ -235,11 +235,11 @@ def test_cell_error_combine_and_finalize():
     assert cell_error(W, ST, SQ, "max", False)[0] == pytest.approx(0.5)
     assert combine([0.1, 0.3], [None, None], "l1")[0] == pytest.approx(0.2)
     assert combine([0.1, 0.3], [None, None], "max")[0] == 0.3
-    assert finalize(0.25, "l2", False, False) == 0.5
-    assert finalize(0.25, "l2", True, False) == 0.25
-    assert finalize(0.25, "l1", False, False) == 0.25
+    assert finalize(0.25, "l2", False) == 0.5
+    assert finalize(0.25, "l2", True) == 0.25
+    assert finalize(0.25, "l1", False) == 0.25
     with pytest.warns(UserWarning, match="negative"):
-        assert finalize(-0.1, "l2", False, True) == 0.0
+        assert finalize(-0.1, "l2", False) == 0.0
     with pytest.raises(ValueError, match="squared=True"):
         check_binned_params("l1", True, 10, "uniform", "auto", False, 1)
     with pytest.raises(ValueError, match="strategy"):
@@ -258,7 +258,7 @@ def test_binned_errors_and_fixed_predictions_equal_calibration_error(mode, strat
     problems = make_problems(data, mode)
     binnings = [make_binning(strategy, 4).fit(Q) for Q, _ in problems]
     value, _ = binned_errors(problems, binnings, "l2", False, None)
-    assert finalize(value, "l2", False, False) == pytest.approx(
+    assert finalize(value, "l2", False) == pytest.approx(
         calibration_error(y, P, **kwargs), rel=1e-12)
     codes = rng.integers(C, size=(3, n))
     fixed = FixedPredictionErrors(data, **kwargs).values(codes)
