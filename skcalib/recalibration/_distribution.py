@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._expectations import check_targets
 from .._problems.kernel import KernelProblem
 from .._problems.kernel_resolution import as_regression_kernel
+from .._problems.temperature import minimize_log_temperature, window_around
 from .._sklearn_compat import check_feature_names
 from .._validation import (check_bool, check_option, check_random_state_param,
                            check_sample_weight, check_scalar_param)
@@ -16,8 +17,7 @@ from ..distributions import Categorical, Mixture, MultivariateNormal, is_distrib
 from ..metrics import skce
 from ._checks import check_distribution_predictions, check_y_given
 from ._base import check_input_features
-from ._temperature import _OBJECTIVES, _SKCE_ESTIMATORS, check_kernel_param
-from .._problems.temperature import minimize_log_temperature, window_around
+from ._temperature import _OBJECTIVES, _SKCE_ESTIMATORS, TemperatureScaling, check_kernel_param
 
 
 def family_signature(dist):
@@ -286,8 +286,6 @@ class DistributionTemperatureScaling(DistributionRecalibratorMixin, TransformerM
         check_kernel_param(self.kernel)
 
     def _fit_categorical(self, dist, y, w):
-        from ._temperature import TemperatureScaling
-
         # TemperatureScaling's columns follow the sorted labels: reorder the categorical's.
         order = np.argsort(dist.classes, kind="stable")
         ts = TemperatureScaling(input="proba", objective=self.objective,
