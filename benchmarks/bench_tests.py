@@ -223,7 +223,7 @@ def run_memory_child(spec):
 
 def pair_term(y, pred, random_state=0):
     """The pair term of ``skce_test`` (same kernel resolution, default kernel)."""
-    return _skce._Problem(y, pred, None, None, None, random_state, 100).term()
+    return _skce._kernel_problem(y, pred, None, None, None, random_state, 100).term()
 
 
 def dense_bootstrap(term, n_resamples, rng=None, counts=None):
@@ -254,7 +254,7 @@ def check_bootstrap_agreement(family, y, pred, seed):
     res = skce_test(y, pred, method="bootstrap", n_resamples=BOOT_M, random_state=seed)
     # skce_test's order: the problem (kernel resolution may draw from its generator), the pair
     # term, then the counts from the same generator.
-    problem = _skce._Problem(y, pred, None, None, None, seed, 100)
+    problem = _skce._kernel_problem(y, pred, None, None, None, seed, 100)
     term = problem.term()
     counts = _skce._draw_counts(problem.rng, BOOT_M, term.n_samples)
     T, null = dense_bootstrap(term, BOOT_M, counts=counts)
