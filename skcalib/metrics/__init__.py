@@ -3,6 +3,7 @@
 from ._binned import calibration_error
 from ._estimators import MMCE, SKCE, UCME, CalibrationError
 from ._kernel import mmce, skce, ucme
+from ._intervals import interval_bounds_coverage, interval_score, interval_width
 from ._local import klce, local_calibration_bias
 from ._regression import (
     crps,
@@ -48,6 +49,8 @@ __all__ = [
     # regression: predictive distributions
     "pit", "crps", "interval_coverage", "interval_coverage_error", "quantile_calibration_curve",
     "quantile_calibration_error", "miscalibration_area", "ence", "uce", "nll",
+    # regression: prediction intervals given by their bounds
+    "interval_score", "interval_width", "interval_bounds_coverage",
     # estimators
     "CalibrationError", "SKCE", "MMCE", "UCME",
 ]
