@@ -34,7 +34,7 @@ def _check_real_dtype(x, name):
         raise TypeError(f"{name} must contain real numbers; got {what}, which are not converted.")
 
 
-def _check_bounds(y_interval, name, n_samples=None):
+def _check_bounds(y_interval, name, n_samples=None, n_name="y_true"):
     """``(n, 2)`` float64 bounds ``[lower, upper]`` with ``lower <= upper`` (a copy)."""
     if isinstance(y_interval, dict):
         raise TypeError(f"{name} must be an array-like of shape (n_samples, 2); got a dict.")
@@ -44,13 +44,38 @@ def _check_bounds(y_interval, name, n_samples=None):
         raise ValueError(f"{name} must have shape (n_samples, 2) holding [lower, upper]; got "
                          f"shape {np.shape(y_interval)}.")
     if n_samples is not None and B.shape[0] != n_samples:
-        raise ValueError(f"{name} has {B.shape[0]} rows but y_true has {n_samples} samples.")
+        raise ValueError(f"{name} has {B.shape[0]} rows but {n_name} has {n_samples} samples.")
     bad = np.flatnonzero(B[:, 0] > B[:, 1])
     if bad.size:
         i = int(bad[0])
         raise ValueError(f"{name} must hold [lower, upper] with lower <= upper; row {i} has "
                          f"lower {B[i, 0]!r} > upper {B[i, 1]!r} ({bad.size} such row(s)).")
     return B
+
+
+def _levels_and_bounds(y_interval, n_samples=None):
+    """``[(level, bounds)]``: ``[(None, bounds)]`` for an array, the validated levels (floats,
+    increasing) and bounds of a dict. Without ``n_samples`` the first bounds fix the length."""
+    if not isinstance(y_interval, dict):
+        return [(None, _check_bounds(y_interval, "y_interval", n_samples))]
+    if not y_interval:
+        raise ValueError("y_interval must not be an empty dict; give at least one level.")
+    what = "the levels of y_interval"
+    out, n_name = [], "y_true"
+    for key in sorted(y_interval, key=lambda k: _check_level(k, what)):
+        name = f"y_interval[{key!r}]"
+        B = _check_bounds(y_interval[key], name, n_samples, n_name)
+        if n_samples is None:
+            n_samples, n_name = B.shape[0], name
+        out.append((_check_level(key, what), B))
+    return out
+
+
+def _per_level(pairs, fn):
+    """``fn(bounds, level)`` for an array, ``{level: fn(bounds, level)}`` for a dict."""
+    if pairs[0][0] is None:
+        return fn(pairs[0][1], None)
+    return {lv: fn(B, lv) for lv, B in pairs}
 
 
 def _check_y(y_true):
@@ -65,20 +90,6 @@ def _check_level(level, name="level"):
     if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real):
         raise TypeError(f"{name} must be a real number in (0, 1); got {level!r}.")
     return float(check_levels(level, name))
-
-
-def _per_level(y_interval, n_samples, fn):
-    """``fn(bounds, level)`` for an array (level None), or ``{level: fn(bounds, level)}`` for a
-    dict of levels, in increasing order of level."""
-    if not isinstance(y_interval, dict):
-        return fn(_check_bounds(y_interval, "y_interval", n_samples), None)
-    if not y_interval:
-        raise ValueError("y_interval must not be an empty dict; give at least one level.")
-    out = {}
-    for key in sorted(y_interval, key=lambda k: _check_level(k, "the levels of y_interval")):
-        lv = _check_level(key, "the levels of y_interval")
-        out[lv] = fn(_check_bounds(y_interval[key], f"y_interval[{key!r}]", n_samples), lv)
-    return out
 
 
 def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
@@ -160,7 +171,7 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
         miss = np.maximum(lo - y, 0.0) + np.maximum(y - hi, 0.0)
         return _mean((hi - lo) + (2.0 / alpha) * miss, w)
 
-    return _per_level(y_interval, y.shape[0], score)
+    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), score)
 
 
 def interval_width(y_interval, *, sample_weight=None):
@@ -201,13 +212,9 @@ def interval_width(y_interval, *, sample_weight=None):
     >>> interval_width({0.5: [[0.0, 1.0]], 0.9: [[-1.0, 2.0]]})
     {0.5: 1.0, 0.9: 3.0}
     """
-    if isinstance(y_interval, dict):
-        first = next(iter(y_interval.values()), None)
-        n = None if first is None else _check_bounds(first, "y_interval").shape[0]
-    else:
-        n = _check_bounds(y_interval, "y_interval").shape[0]
-    w = None if n is None else check_sample_weight(sample_weight, n, rescale=True)
-    return _per_level(y_interval, n, lambda B, lv: _mean(B[:, 1] - B[:, 0], w))
+    pairs = _levels_and_bounds(y_interval)
+    w = check_sample_weight(sample_weight, pairs[0][1].shape[0], rescale=True)
+    return _per_level(pairs, lambda B, lv: _mean(B[:, 1] - B[:, 0], w))
 
 
 def interval_bounds_coverage(y_true, y_interval, *, sample_weight=None):
@@ -260,4 +267,4 @@ def interval_bounds_coverage(y_true, y_interval, *, sample_weight=None):
         inside = (B[:, 0] <= y) & (y <= B[:, 1])
         return float(np.mean(inside)) if w is None else float(np.average(inside, weights=w))
 
-    return _per_level(y_interval, y.shape[0], coverage)
+    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), coverage)
