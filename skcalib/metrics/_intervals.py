@@ -71,11 +71,15 @@ def _levels_and_bounds(y_interval, n_samples=None):
     return out
 
 
-def _per_level(pairs, fn):
-    """``fn(bounds, level)`` for an array, ``{level: fn(bounds, level)}`` for a dict."""
-    if pairs[0][0] is None:
-        return fn(pairs[0][1], None)
-    return {lv: fn(B, lv) for lv, B in pairs}
+def _per_level(pairs, fn, what):
+    """``fn(bounds, level)`` for an array, ``{level: fn(bounds, level)}`` for a dict; a
+    ``ValueError`` if a value leaves the float range (bounds near 1e308), never ``inf``."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = {lv: fn(B, lv) for lv, B in pairs}
+    if not all(np.isfinite(v) for v in out.values()):
+        raise ValueError(f"the {what} of y_interval exceeds the float range; rescale the bounds "
+                         "(and y_true) to a smaller unit.")
+    return out[None] if pairs[0][0] is None else out
 
 
 def _check_y(y_true):
@@ -128,7 +132,7 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
     ------
     ValueError
         If the bounds or targets are not finite real numbers of matching lengths, a lower bound
-        exceeds its upper bound, or a level is not in (0, 1).
+        exceeds its upper bound, a level is not in (0, 1), or the score leaves the float range.
     TypeError
         If ``level`` is missing for an array or given with a dict, or is not a real number.
 
@@ -171,7 +175,7 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
         miss = np.maximum(lo - y, 0.0) + np.maximum(y - hi, 0.0)
         return _mean((hi - lo) + (2.0 / alpha) * miss, w)
 
-    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), score)
+    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), score, "interval score")
 
 
 def interval_width(y_interval, *, sample_weight=None):
@@ -198,7 +202,8 @@ def interval_width(y_interval, *, sample_weight=None):
     ------
     ValueError
         If the bounds are not finite real numbers, a lower bound exceeds its upper bound, a
-        level is not in (0, 1), or ``sample_weight`` does not match.
+        level is not in (0, 1), ``sample_weight`` does not match, or the width leaves the float
+        range.
 
     See Also
     --------
@@ -214,7 +219,7 @@ def interval_width(y_interval, *, sample_weight=None):
     """
     pairs = _levels_and_bounds(y_interval)
     w = check_sample_weight(sample_weight, pairs[0][1].shape[0], rescale=True)
-    return _per_level(pairs, lambda B, lv: _mean(B[:, 1] - B[:, 0], w))
+    return _per_level(pairs, lambda B, lv: _mean(B[:, 1] - B[:, 0], w), "width")
 
 
 def interval_bounds_coverage(y_true, y_interval, *, sample_weight=None):
@@ -267,4 +272,4 @@ def interval_bounds_coverage(y_true, y_interval, *, sample_weight=None):
         inside = (B[:, 0] <= y) & (y <= B[:, 1])
         return float(np.mean(inside)) if w is None else float(np.average(inside, weights=w))
 
-    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), coverage)
+    return _per_level(_levels_and_bounds(y_interval, y.shape[0]), coverage, "coverage")

@@ -66,7 +66,8 @@ def _mean(values, w):
     the sum of huge-but-finite values (1e308 each) does not overflow."""
     values = np.asarray(values, dtype=np.float64)
     top = float(np.max(np.abs(values))) if values.size else 0.0
-    unit = math.ldexp(1.0, math.frexp(top)[1]) if 1e300 < top < np.inf else 1.0
+    # 2**(e - 1) <= top < 2**e: the unit 2**(e - 1) itself is finite even for top near 1.8e308
+    unit = math.ldexp(1.0, math.frexp(top)[1] - 1) if 1e300 < top < np.inf else 1.0
     m = np.mean(values / unit) if w is None else np.average(values / unit, weights=w)
     return float(m * unit)
 

@@ -233,6 +233,19 @@ def test_dict_lengths_must_agree_for_width():
         interval_width({0.5: B, 0.9: B[:2]})
 
 
+def test_beyond_the_float_range_is_an_error_not_inf():
+    huge = [[-1e308, 1e308]]
+    with pytest.raises(ValueError, match="width of y_interval exceeds the float range"):
+        interval_width(huge)
+    with pytest.raises(ValueError, match="interval score of y_interval exceeds the float range"):
+        interval_score([-1e308], [[1e307, 1e308]], level=0.5)
+    with pytest.raises(ValueError, match="interval score"):
+        interval_score([0.0], {0.9: huge})
+    # huge but representable values average without overflow (a mean near the float maximum)
+    assert interval_width([[0.0, 1e308]] * 2) == 1e308
+    assert interval_score([0.0, 0.0], [[1e307, 1e308]] * 2, level=0.5) == pytest.approx(1.3e308)
+
+
 def test_level_with_dict_refused():
     with pytest.raises(TypeError, match="level must be None when y_interval is a dict"):
         interval_score(Y, {0.9: B}, level=0.9)
