@@ -27,7 +27,10 @@ __all__ = ["interval_score", "interval_width", "interval_bounds_coverage"]
 
 def _check_real_dtype(x, name):
     """Booleans, dates and durations are refused rather than read as 0/1 or nanoseconds."""
-    kind = getattr(np.asarray(x) if isinstance(x, (list, tuple)) else x, "dtype", None)
+    try:
+        kind = getattr(np.asarray(x) if isinstance(x, (list, tuple)) else x, "dtype", None)
+    except (TypeError, ValueError):
+        return  # ragged: the array check names the argument
     kind = getattr(kind, "kind", None)
     if kind in ("b", "m", "M"):
         what = "booleans" if kind == "b" else "dates or durations"

@@ -192,6 +192,7 @@ def _level(b):
     ({1.5: B}, ValueError, "levels of y_interval must lie in"),
     ({"0.9": B}, TypeError, "levels of y_interval must be a real number"),
     ({}, ValueError, "y_interval must not be an empty dict"),
+    ([[-1.0, 1.0], [0.0]], ValueError, "y_interval"),
 ])
 def test_bad_bounds(call, bad, exc, match):
     with pytest.raises(exc, match=match):
@@ -209,6 +210,7 @@ def test_bad_bounds(call, bad, exc, match):
     (["0", "1", "2"], B, ValueError, "y_true must contain numbers"),
     ([True, False, True], B, TypeError, "y_true must contain real numbers"),
     ([[0.0, 1.0]] * 3, B, ValueError, r"y_true must have shape \(n_samples,\)"),
+    ([[0.0, 1.0], [2.0]], B, ValueError, "y_true"),
 ])
 def test_bad_targets(call, y, b, exc, match):
     with pytest.raises(exc, match=match):
