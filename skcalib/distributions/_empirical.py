@@ -63,6 +63,7 @@ class Empirical(Distribution):
         if x.shape[1] < 1:
             raise ValueError(f"samples must have at least one draw per row; got shape {x.shape}.")
         if weights is None:
+            raw = np.ones(x.shape)
             w = np.full(x.shape, 1.0 / x.shape[1])
         else:
             w = _float_array(weights, "weights", ndim=(2,))
@@ -76,11 +77,14 @@ class Empirical(Distribution):
                 i = int(np.flatnonzero(total <= 0)[0])
                 raise ValueError(f"weights must have a positive sum in every row; row {i} "
                                  "sums to 0.")
-            w = w / total[:, None]
+            raw, w = w, w / total[:, None]
         order = np.argsort(x, axis=1, kind="stable")
         xs = np.take_along_axis(x, order, axis=1)
         ws = np.take_along_axis(w, order, axis=1)
-        cw = np.minimum(np.cumsum(ws, axis=1), 1.0)
+        # cumulative weights from the raw weights: (k + 1) / m correctly rounded for equal
+        # weights (a cumulative sum of 1 / m would drift below k / m and move quantiles)
+        cw_raw = np.cumsum(np.take_along_axis(raw, order, axis=1), axis=1)
+        cw = np.minimum(cw_raw / cw_raw[:, -1:], 1.0)
         cw[:, -1] = 1.0
         self.samples = _read_only_float_copy(x)
         self.weights = _read_only_float_copy(w)
@@ -150,8 +154,9 @@ class Empirical(Distribution):
         ndarray of shape (n_samples,)
         """
         y = np.broadcast_to(self._check_y(y), (self.n_samples,))
-        return np.minimum(np.einsum("ij,ij->i", self.weights,
-                                    (self.samples <= y[:, None]).astype(np.float64)), 1.0)
+        k = (self._xs <= y[:, None]).sum(axis=1)     # draws <= y (sorted: the first k)
+        cw = np.concatenate([np.zeros((self.n_samples, 1)), self._cw], axis=1)
+        return cw[np.arange(self.n_samples), k]
 
     def ppf(self, q):
         """Generalised inverse of the CDF: the smallest draw whose CDF is ``>= q``.
