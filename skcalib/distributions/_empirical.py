@@ -177,7 +177,18 @@ class Empirical(Distribution):
         return self._xs[np.arange(self.n_samples), k]
 
     def log_pdf(self, y):
-        """Not defined: an empirical law has no density."""
+        """Not defined: an empirical law has no density (raises a ``TypeError``).
+
+        Parameters
+        ----------
+        y : float or array-like of shape (n_samples,)
+            Targets (not used).
+
+        Raises
+        ------
+        TypeError
+            Always.
+        """
         raise TypeError("Empirical predictions have no density, so log_pdf and the NLL are not "
                         "defined; score them with crps or the kernel calibration errors.")
 
