@@ -76,6 +76,7 @@ from ._adapters import as_distribution
 from ._base import (Distribution, _crps_quantile_quadrature, concatenate,  # noqa: F401
                     is_distribution, moment_unit, pairwise_wasserstein, wasserstein_distance)
 from ._categorical import Categorical
+from ._empirical import Empirical
 from ._laplace import Laplace
 from ._mixture import Mixture
 from ._multivariate_normal import MultivariateNormal
@@ -89,6 +90,7 @@ __all__ = [
     "Mixture",
     "Categorical",
     "Recalibrated",
+    "Empirical",
     "wasserstein_distance",
     "pairwise_wasserstein",
     "is_distribution",

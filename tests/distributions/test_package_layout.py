@@ -12,6 +12,7 @@ from skcalib import _expectations
 from skcalib.kernels import ExponentialKernel, GaussianKernel
 
 PUBLIC = ["Normal", "MultivariateNormal", "Laplace", "Mixture", "Categorical", "Recalibrated",
+          "Empirical",
           "wasserstein_distance", "pairwise_wasserstein", "is_distribution", "concatenate",
           "as_distribution"]
 
