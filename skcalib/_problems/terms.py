@@ -25,7 +25,7 @@ import numpy as np
 
 from .._expectations import target_ops
 from .._validation import top_label
-from ..distributions import Mixture, MultivariateNormal, Normal
+from ..distributions import Normal
 from .kernel_resolution import class_gram
 
 __all__ = ["DistributionTerm", "ProductPrepared", "ResidualTerm", "class_residuals",
@@ -198,13 +198,12 @@ def distribution_term(dist, y, kernel, *, n_mc_samples=100, random_state=None):
 
 
 def preferred_chunk_size(dist):
-    """Tile side bounding the memory of per-pair covariance factors (full covariances)."""
-    comps = dist.components if isinstance(dist, Mixture) else (dist,)
-    d2 = max((c.dim or 1) ** 2 if isinstance(c, MultivariateNormal) and not c.commuting() else 1
-             for c in comps)
-    if d2 == 1:
+    """Tile side bounding the memory of the family's per-pair factors (full covariances): the
+    family says how many numbers a pair holds (``_pair_cost``); None where it is one."""
+    cost = dist._pair_cost()
+    if cost <= 1:
         return None
-    return max(16, int(math.sqrt(4_000_000 / d2)))
+    return max(16, int(math.sqrt(4_000_000 / cost)))
 
 
 class ProductPrepared:

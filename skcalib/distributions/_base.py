@@ -251,6 +251,13 @@ class Distribution:
         """Numbers that one draw of every row allocates (a mixture draws every component)."""
         return self.n_samples * (getattr(self, "dim", None) or 1)
 
+    def _pair_cost(self):
+        """How many numbers the family's kernel expectations hold per pair of rows at once (a
+        full covariance's ``d**2``; 1 by default). The pairwise engine shrinks its tiles so that
+        one tile holds about ``4e6`` of them (:func:`skcalib._problems.terms.preferred_chunk_size`);
+        a mixture takes the largest of its components'."""
+        return max((d._pair_cost() for d in self._inner_distributions()), default=1)
+
     def _inner_distributions(self):
         """The distributions this one is built from (a mixture's components, a recalibrated
         prediction's base); empty for the families with parameters of their own."""

@@ -155,6 +155,10 @@ class MultivariateNormal(Distribution):
             return self.mean + np.sqrt(self.cov) * E
         return self.mean + np.einsum("nij,mnj->mni", self._root, E)
 
+    def _pair_cost(self):
+        """``d**2`` numbers per pair for full covariances that do not commute, else 1."""
+        return 1 if self.commuting() else (self.dim or 1) ** 2
+
     def commuting(self):
         """Whether all covariances commute (spherical, diagonal, or sharing eigenvectors).
 
