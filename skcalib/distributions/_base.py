@@ -251,6 +251,14 @@ class Distribution:
         """Numbers that one draw of every row allocates (a mixture draws every component)."""
         return self.n_samples * (getattr(self, "dim", None) or 1)
 
+    def _check_y(self, y):
+        """Finite real targets of a univariate family, of shape ``(n_samples,)`` (or a scalar,
+        broadcast): the argument of ``cdf``, ``log_pdf`` and ``_crps``."""
+        y = _float_array(y, "y", ndim=(0, 1))
+        if y.ndim == 1 and y.shape != (self.n_samples,):
+            raise ValueError(f"y must have shape ({self.n_samples},); got {y.shape}.")
+        return y
+
     def _pair_cost(self):
         """How many numbers the family's kernel expectations hold per pair of rows at once (a
         full covariance's ``d**2``; 1 by default). The pairwise engine shrinks its tiles so that
@@ -526,13 +534,6 @@ class _LocationScale(Distribution):
     @classmethod
     def _concatenate(cls, dists):
         return cls(np.concatenate([d.loc for d in dists]), np.concatenate([d.scale for d in dists]))
-
-    def _check_y(self, y):
-        """Finite real targets of shape ``(n_samples,)`` (or a scalar, broadcast)."""
-        y = _float_array(y, "y", ndim=(0, 1))
-        if y.ndim == 1 and y.shape != (self.n_samples,):
-            raise ValueError(f"y must have shape ({self.n_samples},); got {y.shape}.")
-        return y
 
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(256)

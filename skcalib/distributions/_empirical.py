@@ -13,7 +13,7 @@ import numpy as np
 
 from .._expectations import TargetOps, register_expectations
 from ..kernels import ExponentialKernel, GaussianKernel
-from ._base import (Distribution, _LocationScale, _check_q, _float_array,
+from ._base import (Distribution, _check_q, _float_array,
                     _read_only_float_copy)
 
 #: Elements of the temporary arrays one block of the double sums and of the W2 merge may hold.
@@ -137,9 +137,6 @@ class Empirical(Distribution):
         idx = np.searchsorted(flat, u.ravel(), side="right").reshape(m, n)
         col = np.minimum(idx - np.arange(n) * k, k - 1)
         return self._xs[np.arange(n), col]
-
-    def _check_y(self, y):
-        return _LocationScale._check_y(self, y)
 
     def cdf(self, y):
         """Right-continuous step CDF: the weighted fraction of draws ``<= y``.
