@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ._validation import (MAX_MC_SAMPLES, check_n_resamples, check_numeric, check_rng,
-                          check_work_memory)
+                          check_work_memory, not_real_kind)
 from .kernels import ExponentialKernel, GaussianKernel
 
 
@@ -429,11 +429,11 @@ def check_targets(y_true, dist, name="y_true", pred_name="y_pred"):
         # numpy would turn "0.5" into 0.5 and drop imaginary parts: refuse instead (H3).
         raise ValueError(f"{name} must contain real numbers for distribution predictions; got "
                          f"{raw.dtype} values (strings and complex numbers are not converted).")
-    if raw is not None and raw.dtype.kind in "mMb":
+    what = not_real_kind(raw)
+    if what is not None:
         # numpy would read dates and durations as nanoseconds since 1970 (a CRPS of 1e15) and
         # booleans as 0/1, which, with a distribution prediction, is almost always a class label
         # passed to a regression metric: refuse them as the distributions' parameters are (B3).
-        what = "booleans" if raw.dtype.kind == "b" else "dates or durations"
         hint = ("y.astype(float) if 0/1 targets are meant" if raw.dtype.kind == "b" else
                 "numbers in the unit the predictions use, e.g. days since a reference date")
         raise TypeError(f"{name} must contain real numbers for distribution predictions; got "

@@ -445,6 +445,16 @@ def check_not_model(x, name, expected, *, hint=None):
                     + (f": {hint}." if hint else "."))
 
 
+def not_real_kind(x):
+    """``"booleans"`` or ``"dates or durations"`` if the array ``x`` holds those (which numpy
+    would read as 0/1 or as nanoseconds since 1970, and which the checks of real targets and
+    bounds refuse rather than convert), else None."""
+    kind = getattr(getattr(x, "dtype", None), "kind", None)
+    if kind == "b":
+        return "booleans"
+    return "dates or durations" if kind in ("m", "M") else None
+
+
 def check_numeric(x, name, *, what=None, expected=None):
     """Refuse strings in an array-like that must hold numbers: a :class:`NonNumericError` (a
     ``ValueError`` and a ``TypeError``) naming ``name``.

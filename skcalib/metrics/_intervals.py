@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 
 from .._problems.univariate import check_levels
-from .._validation import check_2d_features, check_sample_weight, check_scores
+from .._validation import check_2d_features, check_sample_weight, check_scores, not_real_kind
 from ._regression import _mean
 
 __all__ = ["interval_score", "interval_width", "interval_bounds_coverage"]
@@ -28,12 +28,10 @@ __all__ = ["interval_score", "interval_width", "interval_bounds_coverage"]
 def _check_real_dtype(x, name):
     """Booleans, dates and durations are refused rather than read as 0/1 or nanoseconds."""
     try:
-        kind = getattr(np.asarray(x) if isinstance(x, (list, tuple)) else x, "dtype", None)
+        what = not_real_kind(np.asarray(x) if isinstance(x, (list, tuple)) else x)
     except (TypeError, ValueError):
         return  # ragged: the array check names the argument
-    kind = getattr(kind, "kind", None)
-    if kind in ("b", "m", "M"):
-        what = "booleans" if kind == "b" else "dates or durations"
+    if what is not None:
         raise TypeError(f"{name} must contain real numbers; got {what}, which are not converted.")
 
 
