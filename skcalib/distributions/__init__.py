@@ -63,7 +63,8 @@ Modules
 One module per family -- its class and its closed forms (kernel expectations registered with
 :mod:`skcalib._expectations`, CRPS, temperature optimum, sampling):
 ``_normal`` (Normal), ``_laplace`` (Laplace), ``_multivariate_normal`` (MultivariateNormal),
-``_categorical`` (Categorical), ``_mixture`` (Mixture), ``_recalibrated`` (Recalibrated);
+``_categorical`` (Categorical), ``_mixture`` (Mixture), ``_recalibrated`` (Recalibrated),
+``_empirical`` (Empirical), ``_quantiles`` (Quantiles);
 ``_base`` holds the base class, the shared checks, the Wasserstein functions and
 ``concatenate``; ``_adapters`` holds ``as_distribution``; ``_transport`` the exact optimal
 transport of the mixture Wasserstein distance. See "How to add a distribution family" in the
@@ -81,6 +82,7 @@ from ._laplace import Laplace
 from ._mixture import Mixture
 from ._multivariate_normal import MultivariateNormal
 from ._normal import Normal
+from ._quantiles import Quantiles
 from ._recalibrated import Recalibrated
 
 __all__ = [
@@ -91,6 +93,7 @@ __all__ = [
     "Categorical",
     "Recalibrated",
     "Empirical",
+    "Quantiles",
     "wasserstein_distance",
     "pairwise_wasserstein",
     "is_distribution",

@@ -13,6 +13,7 @@ from skcalib.kernels import ExponentialKernel, GaussianKernel
 
 PUBLIC = ["Normal", "MultivariateNormal", "Laplace", "Mixture", "Categorical", "Recalibrated",
           "Empirical",
+          "Quantiles",
           "wasserstein_distance", "pairwise_wasserstein", "is_distribution", "concatenate",
           "as_distribution"]
 
