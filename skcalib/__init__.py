@@ -45,6 +45,7 @@ from .metrics import (
     smooth_reliability_curve,
     uce,
     ucme,
+    pinball_loss,
 )
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
 
@@ -101,6 +102,7 @@ __all__ = [
     "get_scorer_names",
     "calibration_report",
     "CalibrationReport",
+    "pinball_loss",
     *_SUBMODULES,
 ]
 

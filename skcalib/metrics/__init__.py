@@ -4,6 +4,7 @@ from ._binned import calibration_error
 from ._estimators import MMCE, SKCE, UCME, CalibrationError
 from ._kernel import mmce, skce, ucme
 from ._intervals import interval_bounds_coverage, interval_score, interval_width
+from ._pinball import pinball_loss
 from ._local import klce, local_calibration_bias
 from ._regression import (
     crps,
@@ -51,6 +52,8 @@ __all__ = [
     "quantile_calibration_error", "miscalibration_area", "ence", "uce", "nll",
     # regression: prediction intervals given by their bounds
     "interval_score", "interval_width", "interval_bounds_coverage",
+    # regression: predicted quantiles
+    "pinball_loss",
     # estimators
     "CalibrationError", "SKCE", "MMCE", "UCME",
 ]
