@@ -15,6 +15,8 @@ miscalibration; a large one says the data do not show it.
   metric (ECE included);
 * :func:`accuracy_test`, :func:`coverage_test` -- binomial tests of the accuracy against the mean
   confidence and of the coverage of central prediction intervals against their level;
+* :func:`interval_coverage_test` -- the binomial test of the coverage of intervals given by their
+  bounds (conformal or quantile-regression intervals), one level or a dict of levels;
 * :func:`pit_mean_test` -- the z test of the mean PIT (1/2 under calibration);
 * :func:`mean_score_ci` -- the normal interval of a mean score (the mean CRPS, say);
 * :func:`adjust_pvalues` -- Holm's and Bonferroni's adjustments of several tests' p-values.
@@ -40,6 +42,7 @@ from ._elementary import (
     ScoreInterval,
     accuracy_test,
     coverage_test,
+    interval_coverage_test,
     mean_score_ci,
     pit_mean_test,
 )
@@ -75,4 +78,5 @@ __all__ = [
     "SKCEInterval",
     "ProportionTestResult",
     "ScoreInterval",
+    "interval_coverage_test",
 ]

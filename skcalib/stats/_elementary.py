@@ -1,6 +1,7 @@
 """Elementary tests and intervals of calibration: a binomial test of the accuracy against the
-mean confidence, a binomial test of the coverage of central prediction intervals, the z test of
-the mean PIT and the normal interval of a mean score.
+mean confidence, binomial tests of the coverage of prediction intervals (central intervals of
+predictive distributions, or intervals given by their bounds), the z test of the mean PIT and the
+normal interval of a mean score.
 
 Each is a one-number summary that :func:`skcalib.calibration_report` prints beside the kernel,
 consistency and PIT tests; here they are public so that the report computes no statistics of its
@@ -22,7 +23,8 @@ from .._validation import (
     check_scalar_param,
     check_scores,
 )
-from ..metrics import pit
+from ..distributions import is_distribution
+from ..metrics import interval_bounds_coverage, pit
 from ._result import (
     CalibrationTestResult,
     ConfidenceInterval,
@@ -32,8 +34,8 @@ from ._result import (
     normal_pvalue,
 )
 
-__all__ = ["accuracy_test", "coverage_test", "pit_mean_test", "mean_score_ci",
-           "ProportionTestResult", "ScoreInterval"]
+__all__ = ["accuracy_test", "coverage_test", "interval_coverage_test", "pit_mean_test",
+           "mean_score_ci", "ProportionTestResult", "ScoreInterval"]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
 _PROPORTION_CI_METHODS = ("exact", "wilson", "wilsoncc")
@@ -229,8 +231,10 @@ def coverage_test(y_true, y_pred, *, level=0.9, alternative="two-sided"):
     y_true : array-like of shape (n_samples,)
         Real targets.
     y_pred : Distribution or array-like of shape (n_samples, 2)
-        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
-        means and standard deviations, read as normal predictions.
+        Univariate predictive distributions (Normal, Laplace, Empirical, Quantiles, or a Mixture
+        of them), or predicted means and standard deviations, read as normal predictions. An
+        array is never read as interval bounds ``[lower, upper]``: test those with
+        :func:`interval_coverage_test`.
     level : float, default=0.9
         Nominal coverage of the central intervals, in (0, 1).
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
@@ -255,6 +259,7 @@ def coverage_test(y_true, y_pred, *, level=0.9, alternative="two-sided"):
     See Also
     --------
     skcalib.interval_coverage : The observed coverages.
+    interval_coverage_test : The same test for intervals given by their bounds.
     pit_test : Uniformity of the PIT values, which looks at every level at once.
     adjust_pvalues : To test several levels together (Bonferroni or Holm).
 
@@ -272,17 +277,135 @@ def coverage_test(y_true, y_pred, *, level=0.9, alternative="two-sided"):
     >>> round(res.statistic, 2), bool(res.pvalue < 1e-6)
     (0.57, True)
     """
+    _check_coverage_level(level)
+    _check_alternative(alternative)
+    if isinstance(y_pred, dict):
+        raise TypeError("y_pred must be a predictive distribution or an (n_samples, 2) array "
+                        "[mean, std]; got a dict. For intervals given by their bounds "
+                        "({level: [lower, upper] rows}) use interval_coverage_test.")
+    try:
+        u = pit(y_true, y_pred)
+    except (TypeError, ValueError) as exc:
+        if is_distribution(y_pred):
+            raise
+        raise type(exc)(f"{exc} (coverage_test reads an (n_samples, 2) array as [mean, std] "
+                        "of normal predictions; for interval bounds [lower, upper] use "
+                        "interval_coverage_test.)") from None
+    # covered iff |2 u - 1| <= level, as interval_coverage counts them
+    k = int(np.count_nonzero(np.abs(2.0 * u - 1.0) <= level))
+    return _binomial_coverage(k, u.shape[0], level, alternative)
+
+
+def _check_coverage_level(level):
+    """A nominal coverage in (0, 1)."""
     check_scalar_param(level, "level", kind="real", min_val=0.0, include_min=False)
     if not level < 1.0:
         raise ValueError(f"level must be < 1; got {level!r}.")
-    _check_alternative(alternative)
-    u = pit(y_true, y_pred)
-    n = u.shape[0]
-    # covered iff |2 u - 1| <= level, as interval_coverage counts them
-    k = int(np.count_nonzero(np.abs(2.0 * u - 1.0) <= level))
+
+
+def _binomial_coverage(k, n, level, alternative):
+    """The exact binomial test of ``k`` covered targets out of ``n`` against ``B(n, level)``."""
     pvalue = _sps.binomtest(k, n, p=float(level), alternative=alternative).pvalue
     return ProportionTestResult(k=k, n_samples=n, expected=float(level), pvalue=float(pvalue),
                                 alternative=alternative)
+
+
+def interval_coverage_test(y_true, y_interval, *, level=None, alternative="two-sided"):
+    """Binomial test of the coverage of prediction intervals given by their bounds.
+
+    The intervals ``[lower, upper]`` (closed) at nominal level ``level`` -- conformal intervals,
+    quantile-regression intervals -- cover each target with probability ``level`` under
+    calibration, so the number ``k`` of covered targets of ``n`` independent samples is binomial
+    ``B(n, level)``; the test compares ``k`` with it by :func:`scipy.stats.binomtest` (exact), as
+    :func:`coverage_test` does for the central intervals of predictive distributions. Coverage is
+    counted by :func:`skcalib.interval_bounds_coverage`. A coverage below ``level`` means too
+    narrow intervals, above it too wide ones. There is no ``sample_weight``: the binomial law is
+    that of unweighted counts.
+
+    An ``(n_samples, 2)`` array here always holds bounds ``[lower, upper]``;
+    :func:`coverage_test` reads the same shape as ``[mean, std]`` of normal predictions (so
+    bounds given to it are silently misread whenever their upper bounds are non-negative). Give
+    bounds to this function, distributions to :func:`coverage_test`: each refuses the other's
+    input with a message naming the other.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Real targets.
+    y_interval : array-like of shape (n_samples, 2) or dict
+        Lower and upper bounds ``[lower, upper]`` of the intervals (``lower <= upper``), or a dict
+        ``{level: (n_samples, 2) array}`` of intervals at several nominal levels.
+    level : float, default=None
+        Nominal coverage in (0, 1) of the intervals of an array ``y_interval``; required for an
+        array, and must be left ``None`` for a dict (whose keys are the levels).
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        ``"greater"`` rejects only for a coverage above the level (too wide intervals),
+        ``"less"`` only for one below (too narrow ones).
+
+    Returns
+    -------
+    ProportionTestResult or dict
+        For an array: ``statistic`` is the observed coverage ``k / n``, ``expected`` the nominal
+        ``level``, ``pvalue`` the binomial p-value; :meth:`ProportionTestResult.proportion_ci`
+        gives the (Clopper--Pearson) interval of the coverage. For a dict: a dict
+        ``{level: ProportionTestResult}`` in increasing order of level, one test per level and
+        no correction for their multiplicity: to test all levels together, adjust their p-values,
+        e.g. ``adjust_pvalues([r.pvalue for r in res.values()], method="holm")`` (Holm's
+        adjustment holds whatever the dependence between the levels, which share the targets).
+
+    Raises
+    ------
+    TypeError
+        If ``y_interval`` is a predictive distribution (use :func:`coverage_test`), or ``level``
+        is missing for an array, given with a dict, or not a real number.
+    ValueError
+        If the bounds or targets are not finite real numbers of matching lengths, a lower bound
+        exceeds its upper bound, a level is not in (0, 1), or ``alternative`` is unknown.
+
+    See Also
+    --------
+    coverage_test : The same test for central intervals of predictive distributions.
+    skcalib.interval_bounds_coverage : The observed coverages.
+    skcalib.interval_score : The interval (Winkler) score of the same bounds.
+    adjust_pvalues : To combine the tests of several levels (Holm or Bonferroni).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcalib.stats import adjust_pvalues, interval_coverage_test
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=1000)
+    >>> bounds = np.column_stack([np.full(1000, -1.645), np.full(1000, 1.645)])  # 90 % of N(0, 1)
+    >>> res = interval_coverage_test(y, bounds, level=0.9)
+    >>> res.expected, bool(res.pvalue > 0.01)
+    (0.9, True)
+    >>> tests = interval_coverage_test(y, {0.5: 0.5 * bounds, 0.9: bounds})  # 0.5: too wide
+    >>> [round(r.statistic, 2) for r in tests.values()]
+    [0.61, 0.91]
+    >>> adjusted = adjust_pvalues([r.pvalue for r in tests.values()], method="holm")
+    """
+    if is_distribution(y_interval):
+        raise TypeError(f"y_interval must be interval bounds (an (n_samples, 2) array [lower, "
+                        f"upper] or a dict of them by level); got a {type(y_interval).__name__} "
+                        "distribution. Test the central intervals of predictive distributions "
+                        "with coverage_test(y_true, y_pred, level=...).")
+    _check_alternative(alternative)
+    if isinstance(y_interval, dict):
+        if level is not None:
+            raise TypeError("level must be None when y_interval is a dict: its keys are the "
+                            f"levels; got level={level!r}.")
+    elif level is None:
+        raise TypeError("level is required for an array y_interval: the nominal coverage of "
+                        "its intervals, in (0, 1).")
+    else:
+        _check_coverage_level(level)
+    coverage = interval_bounds_coverage(y_true, y_interval)
+    n = int(np.shape(y_true)[0])
+    # the coverage is the mean of n booleans: k / n, from which round() recovers k exactly
+    if isinstance(coverage, dict):
+        return {lv: _binomial_coverage(int(round(c * n)), n, lv, alternative)
+                for lv, c in coverage.items()}
+    return _binomial_coverage(int(round(coverage * n)), n, level, alternative)
 
 
 def pit_mean_test(y_true, y_pred, *, alternative="two-sided", sample_weight=None):
