@@ -8,6 +8,11 @@ at several nominal levels. A single array gives a float; a dict gives a dict ``{
 (levels as floats, in increasing order), never a silent average over the levels: average with
 ``np.mean(list(result.values()))`` if one number is wanted.
 
+:func:`interval_score` and :func:`interval_width` also take a univariate predictive distribution
+with a ``level``: its central interval, from the ``(1 - level) / 2`` to the ``(1 + level) / 2``
+quantile (so that every family -- Normal, Laplace, mixtures, Empirical, Quantiles -- gets an
+interval score, and a scorer).
+
 An ``(n_samples, 2)`` array means ``[lower, upper]`` here only; the distribution metrics
 (:func:`~skcalib.metrics.interval_coverage` and the others of ``_regression``) keep reading an
 ``(n_samples, 2)`` array as ``[mean, std]`` of normal predictions, which is why the coverage of
@@ -18,11 +23,37 @@ import numbers
 
 import numpy as np
 
-from .._problems.univariate import check_levels
+from .._expectations import check_targets
+from .._problems.univariate import check_levels, is_univariate
 from .._validation import check_2d_features, check_sample_weight, check_scores, not_real_kind
+from ..distributions import as_distribution, is_distribution
 from ._regression import _mean
 
 __all__ = ["interval_score", "interval_width", "interval_bounds_coverage"]
+
+
+def _is_array_like(obj):
+    """Arrays, lists, tuples, dicts and what converts to an array (DataFrames); a distribution
+    (of skcalib, or one that ``as_distribution`` adapts) is not."""
+    if is_distribution(obj):
+        return False
+    return isinstance(obj, (np.ndarray, list, tuple, dict)) or hasattr(obj, "__array__")
+
+
+def _central_bounds(y_interval, level, name="y_interval"):
+    """``(dist, bounds)``: the central intervals at ``level`` of a univariate distribution."""
+    dist, _ = as_distribution(y_interval, name)
+    if not is_univariate(dist):
+        raise TypeError(f"{name} must be interval bounds, or a univariate predictive "
+                        f"distribution whose central intervals are meant; got "
+                        f"{type(dist).__name__}.")
+    if level is None:
+        raise TypeError(f"level is required for a predictive distribution {name}: the central "
+                        "interval at level p runs from its (1 - p) / 2 to its (1 + p) / 2 "
+                        "quantile.")
+    p = _check_level(level)
+    bounds = np.column_stack([dist.ppf(0.5 * (1.0 - p)), dist.ppf(0.5 * (1.0 + p))])
+    return dist, bounds
 
 
 def _check_real_dtype(x, name):
@@ -113,13 +144,16 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
     ----------
     y_true : array-like of shape (n_samples,)
         Real targets.
-    y_interval : array-like of shape (n_samples, 2) or dict
+    y_interval : array-like of shape (n_samples, 2), dict or Distribution
         Lower and upper bounds ``[lower, upper]`` of the intervals (``lower <= upper``), or a dict
         ``{level: (n_samples, 2) array}`` of intervals at several nominal levels. An array here
-        always holds bounds (never ``[mean, std]``).
+        always holds bounds (never ``[mean, std]``). A univariate predictive distribution
+        (Normal, Laplace, Empirical, Quantiles, mixtures) stands for its central intervals at
+        ``level``: from its ``(1 - level) / 2`` to its ``(1 + level) / 2`` quantile.
     level : float, default=None
-        Nominal coverage ``1 - alpha`` in (0, 1) of the intervals of an array ``y_interval``;
-        required for an array, and must be left ``None`` for a dict (whose keys are the levels).
+        Nominal coverage ``1 - alpha`` in (0, 1) of the intervals of an array or distribution
+        ``y_interval``; required for them, and must be left ``None`` for a dict (whose keys are
+        the levels).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the average.
 
@@ -135,7 +169,8 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
         If the bounds or targets are not finite real numbers of matching lengths, a lower bound
         exceeds its upper bound, a level is not in (0, 1), or the score leaves the float range.
     TypeError
-        If ``level`` is missing for an array or given with a dict, or is not a real number.
+        If ``level`` is missing for an array or a distribution or given with a dict, or is not
+        a real number, or ``y_interval`` is a multivariate distribution.
 
     See Also
     --------
@@ -157,8 +192,16 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
     >>> scores = interval_score(y, {0.5: [[-0.5, 0.5]] * 3, 0.8: bounds})
     >>> {level: round(s, 4) for level, s in scores.items()}
     {0.5: 4.3333, 0.8: 7.0}
+    >>> from skcalib.distributions import Normal
+    >>> round(interval_score(y, Normal([0.0, 0.0, 0.0], 1.0), level=0.8), 4)  # [-1.28, 1.28]
+    5.6861
     """
-    y = _check_y(y_true)
+    if not _is_array_like(y_interval):
+        dist, B = _central_bounds(y_interval, level)
+        y_interval, level = B, float(level)
+        y = check_targets(y_true, dist)
+    else:
+        y = _check_y(y_true)
     w = check_sample_weight(sample_weight, y.shape[0], rescale=True)
     if isinstance(y_interval, dict):
         if level is not None:
@@ -179,7 +222,7 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
     return _per_level(_levels_and_bounds(y_interval, y.shape[0]), score, "interval score")
 
 
-def interval_width(y_interval, *, sample_weight=None):
+def interval_width(y_interval, *, level=None, sample_weight=None):
     """Mean width ``upper - lower`` of prediction intervals given by their bounds.
 
     The sharpness of the intervals, in the unit of the targets; read it together with their
@@ -187,9 +230,14 @@ def interval_width(y_interval, *, sample_weight=None):
 
     Parameters
     ----------
-    y_interval : array-like of shape (n_samples, 2) or dict
+    y_interval : array-like of shape (n_samples, 2), dict or Distribution
         Lower and upper bounds ``[lower, upper]`` of the intervals (``lower <= upper``), or a dict
-        ``{level: (n_samples, 2) array}`` of intervals at several nominal levels.
+        ``{level: (n_samples, 2) array}`` of intervals at several nominal levels, or a
+        univariate predictive distribution: its central intervals at ``level``.
+    level : float, default=None
+        For a distribution ``y_interval`` (required): the level of its central intervals. The
+        width of given bounds does not depend on it (it is not used for an array, and must be
+        None for a dict).
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the average.
 
@@ -217,7 +265,15 @@ def interval_width(y_interval, *, sample_weight=None):
     2.0
     >>> interval_width({0.5: [[0.0, 1.0]], 0.9: [[-1.0, 2.0]]})
     {0.5: 1.0, 0.9: 3.0}
+    >>> from skcalib.distributions import Normal
+    >>> round(interval_width(Normal([0.0], 1.0), level=0.9), 4)  # 2 x 1.6449
+    3.2897
     """
+    if not _is_array_like(y_interval):
+        y_interval = _central_bounds(y_interval, level)[1]
+    elif isinstance(y_interval, dict) and level is not None:
+        raise TypeError("level must be None when y_interval is a dict: its keys are the "
+                        f"levels; got level={level!r}.")
     pairs = _levels_and_bounds(y_interval)
     w = check_sample_weight(sample_weight, pairs[0][1].shape[0], rescale=True)
     return _per_level(pairs, lambda B, lv: _mean(B[:, 1] - B[:, 0], w), "width")
@@ -266,6 +322,10 @@ def interval_bounds_coverage(y_true, y_interval, *, sample_weight=None):
     >>> interval_bounds_coverage([0.0, 0.5, 3.0], {0.5: [[-0.2, 0.2]] * 3, 0.9: [[-1.0, 1.0]] * 3})
     {0.5: 0.3333333333333333, 0.9: 0.6666666666666666}
     """
+    if not _is_array_like(y_interval):
+        raise TypeError(f"y_interval must be interval bounds; got {type(y_interval).__name__}. "
+                        "The coverage of the central intervals of predictive distributions is "
+                        "interval_coverage(y_true, y_pred, levels=...).")
     y = _check_y(y_true)
     w = check_sample_weight(sample_weight, y.shape[0], rescale=True)
 

@@ -11,7 +11,7 @@ import numpy as np
 from .._problems.univariate import check_levels, check_univariate_predictions
 from .._validation import check_option, check_sample_weight
 from ..distributions import Quantiles, is_distribution
-from ._intervals import _check_real_dtype, _check_y
+from ._intervals import _check_real_dtype, _check_y, _is_array_like
 from ._regression import _mean
 
 __all__ = ["pinball_loss"]
@@ -19,12 +19,6 @@ __all__ = ["pinball_loss"]
 #: Levels of the pinball loss of a predictive distribution other than ``Quantiles`` when none
 #: are given: the nine deciles.
 _DEFAULT_LEVELS = tuple(round(0.1 * k, 1) for k in range(1, 10))
-
-
-def _is_array_like(obj):
-    """Arrays, lists, tuples and what converts to an array (DataFrames); a scipy frozen
-    distribution or another object goes to ``as_distribution`` instead."""
-    return isinstance(obj, (np.ndarray, list, tuple)) or hasattr(obj, "__array__")
 
 
 def _array_quantiles(y_pred, levels, n_samples):
