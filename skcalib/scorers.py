@@ -53,6 +53,7 @@ from .metrics import calibration_error, klce, mmce, skce, ucme
 from .metrics import (brier_score, crps, ence, integrated_calibration_index,
                       interval_coverage_error, log_score, miscalibration_area, nll,
                       quantile_calibration_error, smooth_ece, uce)
+from .metrics import interval_score, pinball_loss
 
 __all__ = ["CalibrationScorer", "make_calibration_scorer", "get_scorer", "get_scorer_names",
            "predict_distribution", "skce_pvalue", "skce_zscore", "KLCEScorer", "make_klce_scorer",
@@ -390,6 +391,7 @@ _METRICS = {
 _METRICS.update({func.__name__: func for func in (
     smooth_ece, integrated_calibration_index, brier_score, log_score, crps, nll, ence, uce,
     miscalibration_area, interval_coverage_error, quantile_calibration_error)})
+_METRICS.update({func.__name__: func for func in (pinball_loss, interval_score)})
 _PVALUE_TESTS = {skce_pvalue: "skce_test", skce_zscore: "skce_test",
                  spiegelhalter_pvalue: "spiegelhalter_test",
                  hosmer_lemeshow_pvalue: "hosmer_lemeshow_test",
@@ -503,7 +505,8 @@ def make_calibration_scorer(metric, *, greater_is_better=False, **metric_kwargs)
         ``metric(y_true, y_proba, **kwargs)``. The names also include the practitioner's
         metrics (``"smooth_ece"``, ``"integrated_calibration_index"``, ``"brier_score"``,
         ``"log_score"``, ``"crps"``, ``"nll"``, ``"ence"``, ``"uce"``, ``"miscalibration_area"``,
-        ``"interval_coverage_error"``, ``"quantile_calibration_error"``) and the p-values of
+        ``"interval_coverage_error"``, ``"quantile_calibration_error"``, ``"pinball_loss"``,
+        ``"interval_score"`` (pass its ``level``)) and the p-values of
         tests (``"spiegelhalter_pvalue"``, ``"hosmer_lemeshow_pvalue"``,
         ``"logistic_calibration_pvalue"``, ``"ecce_pvalue"``, ``"pit_pvalue"``; pass
         ``greater_is_better=True``), whose options are those of the test.
@@ -602,6 +605,8 @@ _SCORERS = {
     "neg_miscalibration_area": ("miscalibration_area", {}),
     "neg_interval_coverage_error": ("interval_coverage_error", {}),
     "neg_quantile_calibration_error": ("quantile_calibration_error", {}),
+    "neg_pinball_loss": ("pinball_loss", {}),
+    "neg_interval_score": ("interval_score", {"level": 0.9}),
 }
 
 #: Scores from tests, greater is better (not negated): name -> (metric, fixed keyword arguments).
@@ -653,6 +658,10 @@ def get_scorer_names():
     ``neg_miscalibration_area``                      miscalibration area
     ``neg_interval_coverage_error``                  coverage error of central intervals
     ``neg_quantile_calibration_error``               quantile calibration error (Kuleshov)
+    ``neg_pinball_loss``                             pinball loss (Quantiles: their levels;
+                                                     other distributions: the deciles)
+    ``neg_interval_score``                           interval (Winkler) score of the central
+                                                     90 % intervals
     ``spiegelhalter_pvalue``                         p-value, Spiegelhalter's Z (greater is better)
     ``hosmer_lemeshow_pvalue``                       p-value, Hosmer--Lemeshow (greater is better)
     ``logistic_calibration_pvalue``                  p-value, likelihood-ratio test of intercept 0
@@ -665,7 +674,8 @@ def get_scorer_names():
 
     Every ``neg_`` score is a negated lower-is-better metric; the ``_pvalue`` scores are not
     negated. The classification scorers score ``predict_proba``, the regression ones (CRPS, NLL,
-    ENCE, UCE, miscalibration area, coverage and quantile errors, PIT) Normal predictions from
+    ENCE, UCE, miscalibration area, coverage and quantile errors, pinball loss, interval score,
+    PIT) Normal predictions from
     ``predict(X, return_std=True)`` or a model's ``predict_distribution`` (see
     :func:`predict_distribution`). :doc:`/metrics` places each of them next to its metric and test.
 

@@ -204,6 +204,11 @@ def nll(y_true, y_pred, *, sample_weight=None):
     if isinstance(dist, Categorical):
         raise TypeError("y_pred must be a predictive distribution with a density; for "
                         "Categorical predictions use sklearn.metrics.log_loss.")
+    if not callable(getattr(dist, "log_pdf", None)):
+        raise TypeError(f"y_pred must be a predictive distribution with a density; "
+                        f"{type(dist).__name__} predictions have no log_pdf, so their NLL is not "
+                        "defined: score them with crps, pinball_loss or the kernel calibration "
+                        "errors (skce, ucme).")
     y = check_targets(y_true, dist)
     w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
     point = _point_prediction_rows(dist)
@@ -525,6 +530,10 @@ def _variance_bins(y_true, y_pred, n_bins, strategy, sample_weight):
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     n_bins = check_n_bins(n_bins, "n_bins", max_val=MAX_STORED_BINS)
     check_option(strategy, "strategy", ("quantile", "uniform"))
+    if not callable(getattr(dist, "_moments", None)):
+        raise TypeError(f"y_pred: {type(dist).__name__} predictions do not give their means and "
+                        "variances to ence and uce (no _moments); use the quantile metrics "
+                        "(quantile_calibration_error, miscalibration_area, pinball_loss).")
     unit = moment_unit(dist)
     mean, var = dist._moments(unit)
     var = np.asarray(var, dtype=np.float64)

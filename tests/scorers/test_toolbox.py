@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 
 import skcalib
 from skcalib import get_scorer, get_scorer_names, make_calibration_scorer
-from skcalib.distributions import Normal
+from skcalib.distributions import Normal, as_distribution
 
 
 def _stats(name):
@@ -61,6 +61,11 @@ REGRESSION = {
     "neg_quantile_calibration_error":
         lambda y, D: -_metric("quantile_calibration_error")(y, D),
     "pit_pvalue": lambda y, D: _stats("pit_test")(y, D).pvalue,
+    # (these read an array as quantiles or bounds, never as [mean, std]: the scorer passes a
+    # distribution, so the reference does too)
+    "neg_pinball_loss": lambda y, D: -_metric("pinball_loss")(y, as_distribution(D)[0]),
+    "neg_interval_score": lambda y, D: -_metric("interval_score")(y, as_distribution(D)[0],
+                                                                   level=0.9),
 }
 
 PVALUE = {"spiegelhalter_pvalue", "hosmer_lemeshow_pvalue", "logistic_calibration_pvalue",
