@@ -65,6 +65,33 @@ class Quantiles(Distribution):
     levels : ndarray of shape (n_levels,)
         The levels (read-only).
 
+    Notes
+    -----
+    Every row is a mixture of uniform laws on the segments between consecutive knots
+    ``(0, Q_i(0)), (tau_1, values[i, 0]), ..., (1, Q_i(1))`` with the level differences as
+    masses (an atom where two knots are equal, e.g. a repeated quantile or a flat outer
+    segment). Everything below is exact for this interpolated law:
+
+    * ``cdf`` (right-continuous, with jumps at atoms), ``ppf``, ``mean``, ``variance``,
+      sampling (``ppf`` of uniforms), and the left limit of the CDF used by the randomised PIT;
+    * ``log_pdf``: the density is piecewise constant (a segment's mass over its width), ``-inf``
+      outside ``[Q_i(0), Q_i(1)]``; rows with an atom have no density and ``log_pdf`` (so
+      ``nll``) refuses them with a ``ValueError``;
+    * the CRPS, ``2 int_0^1 (1{y < Q(u)} - u)(Q(u) - y) du`` integrated segment by segment.
+      The ``"quantile_score"`` estimator, ``(2 / q) sum_j pinball_{tau_j}(y, values[:, j])``
+      (scoringrules' ``crps_quantile``), uses the predicted quantiles only: an equal-weight
+      Riemann sum of that integral, biased for finite ``q`` (it ignores the interpolation and
+      the tails beyond the outer levels, and over-weights crowded levels; about 1% of the CRPS
+      for 9 evenly spread levels of a normal law), consistent only as the levels fill
+      ``(0, 1)`` evenly;
+    * the kernel expectations ``E k(X, y)`` and ``E k(X, X')`` of the Gaussian and exponential
+      target kernels (sums over pairs of segments of closed-form integrals, so ``skce``,
+      ``ucme`` and their tests need no Monte-Carlo step), accurate to about ``1e-13`` for
+      segment widths from 0 to ``1e3`` length scales;
+    * the 2-Wasserstein distance ``(int_0^1 (Q(u) - Q'(u))^2 du)^(1/2)``, piecewise quadratic
+      on the union of both batches' levels; batches with equal levels share a Euclidean
+      embedding of dimension ``q + 2``.
+
     Examples
     --------
     >>> from skcalib.distributions import Quantiles
