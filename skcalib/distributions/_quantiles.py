@@ -18,7 +18,7 @@ from ..kernels import ExponentialKernel, GaussianKernel
 from ._base import Distribution, _check_q, _float_array, _read_only_float_copy
 
 #: Elements of the temporary arrays one block of the kernel expectations and W2 may hold.
-_BLOCK_ITEMS = 2_000_000
+_BLOCK_ITEMS = 250_000
 
 
 def _check_levels(levels, n_values):
