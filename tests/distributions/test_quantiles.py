@@ -362,3 +362,24 @@ def test_w2_same_and_different_levels_against_quantile_quadrature():
     c = concatenate([d, f])
     assert_allclose(wasserstein_distance(c[:4], d), 0.0, atol=1e-7)
     assert_allclose(wasserstein_distance(c[4:], f), 0.0, atol=1e-7)
+
+
+def test_large_offsets_and_moments_in_units():
+    v = _random(n=4, seed=23, atoms=True)
+    d, far = Quantiles(v, TAU), Quantiles(v + 1e6, TAU)
+    y = np.array([0.1, -0.3, 0.7, 2.0])
+    for kernel in (GaussianKernel(0.6), ExponentialKernel(0.6)):
+        assert_allclose(far.expected_kernel(kernel, y + 1e6), d.expected_kernel(kernel, y),
+                        atol=1e-9)
+        assert_allclose(far.expected_kernel_pair(kernel, far[::-1]),
+                        d.expected_kernel_pair(kernel, d[::-1]), atol=1e-9)
+    m, var = d._moments(2.0)
+    assert_allclose(m[:, 0] * 2.0, d.mean, rtol=1e-13)
+    assert_allclose(var * 4.0, d.variance, rtol=1e-12)
+    # against quadrature of the quantile function
+    for i in range(4):
+        pts = d._u
+        mean = sum(integrate.quad(_Q(d, i), a, b)[0] for a, b in zip(pts[:-1], pts[1:]))
+        sq = sum(integrate.quad(lambda p: (_Q(d, i)(p) - mean) ** 2, a, b)[0]
+                 for a, b in zip(pts[:-1], pts[1:]))
+        assert_allclose([d.mean[i], d.variance[i]], [mean, sq], rtol=1e-10)
