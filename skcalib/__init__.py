@@ -47,6 +47,7 @@ from .metrics import (
     ucme,
 )
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
+from ._predictions import MultiQuantileRegressor
 
 __version__ = "0.1.0.dev0"
 
@@ -101,6 +102,7 @@ __all__ = [
     "get_scorer_names",
     "calibration_report",
     "CalibrationReport",
+    "MultiQuantileRegressor",
     *_SUBMODULES,
 ]
 

@@ -138,7 +138,13 @@ class ScipyDistribution(Distribution):
         return out
 
     def frozen(self):
-        """The batch as a frozen scipy distribution (parameters of shape ``(n_samples,)``)."""
+        """The batch as a frozen scipy distribution.
+
+        Returns
+        -------
+        scipy.stats.rv_continuous_frozen
+            ``rv`` frozen with the parameters of every row (arrays of shape ``(n_samples,)``).
+        """
         return self.rv(*self._args())
 
     def _take(self, rows):
