@@ -186,3 +186,18 @@ def test_laws_without_finite_moments_refuse_moment_based_metrics():
         skcalib.ence(y, cauchy)
     with pytest.raises(ValueError, match="no finite mean or variance"):
         skcalib.skce(y, cauchy)
+
+
+def test_univariate_metrics_and_tests_agree_with_the_exact_family():
+    # the same normal laws as a ScipyDistribution (scipy's functions) and as a Normal
+    rng = np.random.default_rng(1)
+    loc, scale = rng.normal(size=80), rng.uniform(0.5, 2.0, 80)
+    y = loc + scale * rng.normal(size=80)
+    generic, exact = ScipyDistribution(stats.norm(loc, scale)), Normal(loc, scale)
+    from skcalib.stats import pit_test
+    for metric in (skcalib.pit, skcalib.ence, skcalib.uce, skcalib.quantile_calibration_error,
+                   skcalib.miscalibration_area, skcalib.nll):
+        np.testing.assert_allclose(metric(y, generic), metric(y, exact), rtol=1e-9, atol=1e-12,
+                                   err_msg=metric.__name__)
+    assert pit_test(y, generic).pvalue == pytest.approx(pit_test(y, exact).pvalue, rel=1e-9)
+    assert skcalib.crps(y, generic) == pytest.approx(skcalib.crps(y, exact), abs=2e-5)
