@@ -358,3 +358,17 @@ def test_pipelines_ending_in_an_ensemble_or_a_hook_are_read_through_their_final_
     np.testing.assert_array_equal(d.ppf(0.5), quantile_pipe.predict(XT))
     gp = make_pipeline(StandardScaler(), BayesianRidge()).fit(X, Y)
     assert type(predict_distribution(gp, XT)) is Normal               # return_std as before
+
+
+def test_recalibrated_regressor_fits_ensembles_and_multi_quantile_models():
+    # the capability check at fit (on the unfitted model) and predict_distribution of the
+    # cross-fitted clones; recalibrator="none" keeps the form (the recalibrators of the new
+    # families are theirs to test)
+    from skcalib.recalibration import RecalibratedRegressor
+    for est, form in ((RandomForestRegressor(n_estimators=5, random_state=0), Empirical),
+                      (MultiQuantileRegressor(QuantileRegressor(alpha=0.0), levels=(0.2, 0.8)),
+                       Quantiles)):
+        model = RecalibratedRegressor(est, recalibrator="none").fit(X, Y)
+        assert type(model.predict_distribution(XT)) is form
+    with pytest.raises(TypeError, match="not members whose predictions average"):
+        RecalibratedRegressor(GradientBoostingRegressor(), recalibrator="none").fit(X, Y)
