@@ -48,6 +48,7 @@ from .metrics import (
     pinball_loss,
 )
 from .scorers import get_scorer, get_scorer_names, make_calibration_scorer
+from ._predictions import MultiQuantileRegressor
 
 __version__ = "0.1.0.dev0"
 
@@ -103,6 +104,7 @@ __all__ = [
     "calibration_report",
     "CalibrationReport",
     "pinball_loss",
+    "MultiQuantileRegressor",
     *_SUBMODULES,
 ]
 

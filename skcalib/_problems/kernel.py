@@ -11,7 +11,9 @@ or a predictive distribution?" -- and gets the one answer from :class:`KernelPro
   probabilities (arrays or :class:`~skcalib.distributions.Categorical`) become
   :class:`~skcalib._validation.ClassificationData` (``data``); a predictive distribution keeps
   ``dist`` with its targets checked by :func:`skcalib._expectations.check_targets` (``y``), after
-  refusing ``labels``/``pos_label`` (:func:`check_no_class_options`) and empty predictions. Then
+  refusing ``labels``/``pos_label`` (:func:`check_no_class_options`) and empty predictions; a
+  frozen ``scipy.stats`` law becomes a distribution through
+  :func:`~skcalib.distributions.as_distribution` first. Then
 
   - ``is_distribution``, ``n_samples``, ``predictions`` (the probabilities or the distribution);
   - ``rng`` -- the generator of ``random_state`` (:func:`~skcalib._validation.check_rng`),
@@ -33,7 +35,7 @@ or a predictive distribution?" -- and gets the one answer from :class:`KernelPro
 
 from .._expectations import check_targets
 from .._validation import ClassificationData, check_labels_and_probabilities, check_rng
-from ..distributions import Categorical, is_distribution
+from ..distributions import Categorical, as_distribution, is_distribution
 from .kernel_resolution import resolve_prediction_kernel
 from .terms import classification_term, distribution_term, preferred_chunk_size
 
@@ -44,6 +46,11 @@ __all__ = ["KernelProblem", "check_no_class_options", "is_regression_prediction"
 def is_regression_prediction(y_pred):
     """True for predictive distributions of real targets (not :class:`Categorical`)."""
     return is_distribution(y_pred) and not isinstance(y_pred, Categorical)
+
+
+def _is_scipy_object(obj):
+    """Whether ``obj`` comes from :mod:`scipy.stats` (a frozen law): not an array."""
+    return not is_distribution(obj) and type(obj).__module__.startswith("scipy.stats")
 
 
 def check_no_class_options(labels, pos_label, y_pred_name, y_pred):
@@ -103,6 +110,10 @@ class KernelProblem:
         self.n_mc_samples = n_mc_samples
         self.kernel = None
         self._rng = None
+        if accept_distributions and _is_scipy_object(y_pred):
+            # a frozen scipy.stats law: the skcalib family of as_distribution (its message
+            # for discrete or multivariate laws)
+            y_pred = as_distribution(y_pred, y_pred_name)[0]
         if accept_distributions and is_regression_prediction(y_pred):
             check_no_class_options(labels, pos_label, y_pred_name, y_pred)
             if require_rows and y_pred.n_samples < 1:

@@ -32,6 +32,10 @@ Families
     ``sum_k weights[:, k] * components[k]``, components of one family (e.g. a deep ensemble).
 :class:`Categorical`
     Class probabilities, so that classification goes through the same door.
+:class:`ScipyDistribution`
+    A frozen continuous ``scipy.stats`` law with one parameter set per row (gamma, Student's
+    t, log-normal, ...): scipy's CDF, quantiles, density, moments and sampling; CRPS and W2 by
+    quantile quadrature, kernel expectations by Monte Carlo.
 :class:`Recalibrated`
     A univariate prediction whose CDF is mapped by a monotone piecewise-linear ``R`` of
     ``[0, 1]`` (quantile recalibration); it has ``cdf``, ``ppf``, ``log_pdf``, sampling, moments,
@@ -64,7 +68,8 @@ One module per family -- its class and its closed forms (kernel expectations reg
 :mod:`skcalib._expectations`, CRPS, temperature optimum, sampling):
 ``_normal`` (Normal), ``_laplace`` (Laplace), ``_multivariate_normal`` (MultivariateNormal),
 ``_categorical`` (Categorical), ``_mixture`` (Mixture), ``_recalibrated`` (Recalibrated),
-``_empirical`` (Empirical), ``_quantiles`` (Quantiles);
+``_empirical`` (Empirical), ``_quantiles`` (Quantiles),
+``_scipy`` (ScipyDistribution);
 ``_base`` holds the base class, the shared checks, the Wasserstein functions and
 ``concatenate``; ``_adapters`` holds ``as_distribution``; ``_transport`` the exact optimal
 transport of the mixture Wasserstein distance. See "How to add a distribution family" in the
@@ -84,6 +89,7 @@ from ._multivariate_normal import MultivariateNormal
 from ._normal import Normal
 from ._quantiles import Quantiles
 from ._recalibrated import Recalibrated
+from ._scipy import ScipyDistribution
 
 __all__ = [
     "Normal",
@@ -99,6 +105,7 @@ __all__ = [
     "is_distribution",
     "concatenate",
     "as_distribution",
+    "ScipyDistribution",
 ]
 
 

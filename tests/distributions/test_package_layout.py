@@ -15,7 +15,8 @@ PUBLIC = ["Normal", "MultivariateNormal", "Laplace", "Mixture", "Categorical", "
           "Empirical",
           "Quantiles",
           "wasserstein_distance", "pairwise_wasserstein", "is_distribution", "concatenate",
-          "as_distribution"]
+          "as_distribution",
+          "ScipyDistribution"]
 
 
 def test_public_names_and_their_module_path():
