@@ -9,6 +9,8 @@ against the Normal predictions they were read from.
   ``values[:, 0] <= y <= values[:, 4]`` (``values[:, 1] <= y <= values[:, 3]``): the **closed**
   interval, as :func:`skcalib.interval_bounds_coverage` counts it (``lower <= y <= upper``).
   Targets exactly at the bounds are covered by both.
+  The comparison has a few ulps of slack, so that this holds at every pair of levels
+  ``(t, 1 - t)``, whatever the rounding of ``1 - 2 t``.
 * **The PIT of a knot is its level** (``F(values[:, j]) = levels[j]``, to one rounding).
 * **99 levels of a Normal** (``0.01, ..., 0.99``): the interpolated law's PIT is within
   ``8e-4`` of the Normal's where the Normal's PIT is in ``[0.01, 0.99]`` and within ``5e-3`` in
@@ -98,12 +100,11 @@ def test_pit_between_knots_is_linear_interpolation():
                     rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "interval_coverage reads coverage as |2 F(y) - 1| <= p: at levels such as (0.09, 0.91) "
-    "for p = 0.82, 1 - 2 * 0.09 rounds to 0.8200000000000001 > 0.82, so targets exactly on "
-    "a predicted bound are counted outside although the interval is closed (16 of 49 "
-    "symmetric level pairs t, 1 - t for t = 0.01, ..., 0.49 are affected)"))
 def test_interval_coverage_closed_at_every_symmetric_level_pair():
+    # Coverage is read as |2 F(y) - 1| <= p. At levels such as (0.09, 0.91) and p = 0.82,
+    # 1 - 2 * 0.09 rounds to 0.8200000000000001 > 0.82: without a few ulps of slack in the
+    # comparison, targets exactly on a predicted bound were counted outside the closed interval
+    # (16 of these 49 level pairs), and inside for the other 33.
     rng = np.random.default_rng(4)
     for t in np.arange(1, 50) / 100:
         v = np.sort(rng.normal(size=(20, 3)), axis=1)
@@ -111,6 +112,9 @@ def test_interval_coverage_closed_at_every_symmetric_level_pair():
         p = round(1 - 2 * t, 2)
         assert skcalib.interval_coverage(v[:, 0], d, levels=p) == 1.0, t
         assert skcalib.interval_coverage(v[:, 2], d, levels=p) == 1.0, t
+        # and a target on the t-quantile has PIT <= t (one-sided proportions)
+        _, observed = skcalib.quantile_calibration_curve(v[:, 0], d, quantiles=[t, 1 - t])
+        assert_array_equal(observed, 1.0)
 
 
 # --------------------------------------------------------------------------------------------
