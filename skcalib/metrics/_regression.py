@@ -273,7 +273,9 @@ def _weighted_ecdf(values, w, points):
     points = np.asarray(points, dtype=np.float64)
     flat = points.ravel()
     order = np.argsort(flat, kind="stable")
-    idx = _sorted_insertion(flat[order], values)
+    # a few ulps of slack: a proportion that equals p in exact arithmetic (the PIT of a target
+    # on a predicted quantile, |2 PIT - 1| at the level's bound) may round just above it
+    idx = _sorted_insertion(flat[order] + 4 * np.finfo(np.float64).eps, values)
     counts = np.bincount(idx, weights=w, minlength=flat.size + 1)[:flat.size]
     total = values.size if w is None else np.sum(w)
     out = np.empty(flat.size)
