@@ -150,9 +150,15 @@ def test_nll_of_quantiles(calibrated):
         with pytest.raises(TypeError, match=r"Quantiles.*no log_pdf.*crps"):
             skcalib.nll(y, forms["quantiles"])
         pytest.skip("Quantiles has no log_pdf on this branch: nll refuses it clearly (asserted)")
-    # the piecewise-constant density of 200 levels is close to the Normal's
-    assert skcalib.nll(y, forms["quantiles"]) == pytest.approx(skcalib.nll(y, forms["normal"]),
-                                                               abs=0.01)
+    # linear tails end the support: a target beyond them has density 0, and nll says so
+    q = forms["quantiles"]
+    inside = (q.cdf(y) > 0) & (q.cdf(y) < 1)
+    assert not inside.all()
+    with pytest.raises(ValueError, match=r"outside the support.*Quantiles.*crps"):
+        skcalib.nll(y, q)
+    # within the support the piecewise-constant density of 200 levels is close to the Normal's
+    assert skcalib.nll(y[inside], q[inside]) == pytest.approx(
+        skcalib.nll(y[inside], forms["normal"][inside]), abs=0.01)
 
 
 def test_ence_uce_refuse_quantiles_without_moments(calibrated):
