@@ -18,6 +18,8 @@ from ._base import (Distribution, _check_q, _float_array,
 
 #: Elements of the temporary arrays one block of the double sums and of the W2 merge may hold.
 _BLOCK_ITEMS = 2_000_000
+#: Elements of the temporaries of one block of rows of the CRPS (2 MiB: they stay in cache).
+_CRPS_BLOCK_ITEMS = 1 << 18
 
 
 class Empirical(Distribution):
@@ -38,11 +40,23 @@ class Empirical(Distribution):
     -----
     ``cdf`` is the right-continuous step function (the weighted fraction of draws ``<= y``),
     ``ppf`` its generalised inverse (the smallest draw whose CDF is ``>= q``; ``q = 0`` gives the
-    smallest draw of positive weight). The CRPS is the *plug-in* CRPS of the empirical law,
+    smallest draw of positive weight).
+
+    **PIT.** The law has atoms, so the plain PIT ``F(y)`` of a calibrated target takes only the
+    values ``k / m`` (equal weights) and is not uniform. :func:`skcalib.pit` and
+    :func:`skcalib.stats.pit_test` use the *randomised* PIT of Czado, Gneiting and Held (2009)
+    instead, ``F(y-) + V (F(y) - F(y-))`` with ``V ~ U(0, 1)`` drawn from their ``random_state``
+    (``F(y-)``: the weight of the draws ``< y``), which is uniform under calibration; it differs
+    from ``F(y)`` only where ``y`` equals a draw.
+
+    **CRPS.** :func:`skcalib.crps` gives by default the *plug-in* CRPS of the empirical law,
     ``E|X - y| - E|X - X'| / 2``, computed exactly in ``O(m log m)`` per row by sorting; as an
-    estimate of the CRPS of the law the draws come from it is biased (too large by about
-    ``E|X - X'| / (2 m)`` for ``m`` equal-weight draws). There is no density: ``log_pdf`` (and so
-    ``nll``) raises a ``TypeError``.
+    estimate of the CRPS of the law the draws come from it is too large, by
+    ``E|X - X'| / (2 m)`` in expectation for ``m`` independent equal-weight draws.
+    ``estimator="fair"`` gives the fair CRPS (Ferro 2014), which divides the pair sum by
+    ``1 - sum_k w_k^2`` (``(m - 1) / m`` for equal weights) instead: unbiased for independent
+    draws with fixed weights. There is no density: ``log_pdf`` (and so ``nll``) raises a
+    ``TypeError``.
 
     Examples
     --------
@@ -52,6 +66,9 @@ class Empirical(Distribution):
     (array([1.5]), array([1.25]))
     >>> d.cdf(1.0), d.ppf(0.5)
     (array([0.5]), array([1.]))
+    >>> import skcalib
+    >>> round(skcalib.crps([1.0], d), 4), round(skcalib.crps([1.0], d, estimator="fair"), 4)
+    (0.375, 0.1667)
     """
 
     _family = "empirical"
@@ -59,12 +76,16 @@ class Empirical(Distribution):
     _univariate = True
 
     def __init__(self, samples, weights=None):
-        x = _float_array(samples, "samples", ndim=(2,))
+        x = _float_array(samples, "samples", ndim=(2,))     # already a private copy
         if x.shape[1] < 1:
             raise ValueError(f"samples must have at least one draw per row; got shape {x.shape}.")
+        n, m = x.shape
         if weights is None:
-            raw = np.ones(x.shape)
-            w = np.full(x.shape, 1.0 / x.shape[1])
+            # equal weights: no argsort, and the weights and cumulative weights are read-only
+            # broadcast rows ((k + 1) / m correctly rounded), not n x m arrays
+            xs = np.sort(x, axis=1)
+            w = ws = np.broadcast_to(np.full(m, 1.0 / m), x.shape)
+            cw = np.broadcast_to(np.arange(1, m + 1, dtype=np.float64) / m, x.shape)
         else:
             w = _float_array(weights, "weights", ndim=(2,))
             if w.shape != x.shape:
@@ -78,20 +99,25 @@ class Empirical(Distribution):
                 raise ValueError(f"weights must have a positive sum in every row; row {i} "
                                  "sums to 0.")
             raw, w = w, w / total[:, None]
-        order = np.argsort(x, axis=1, kind="stable")
-        xs = np.take_along_axis(x, order, axis=1)
-        ws = np.take_along_axis(w, order, axis=1)
-        # cumulative weights from the raw weights: (k + 1) / m correctly rounded for equal
-        # weights (a cumulative sum of 1 / m would drift below k / m and move quantiles)
-        cw_raw = np.cumsum(np.take_along_axis(raw, order, axis=1), axis=1)
-        cw = np.minimum(cw_raw / cw_raw[:, -1:], 1.0)
-        cw[:, -1] = 1.0
-        self.samples = _read_only_float_copy(x)
-        self.weights = _read_only_float_copy(w)
-        self._xs = _read_only_float_copy(xs)
-        self._ws = _read_only_float_copy(ws)
-        self._cw = _read_only_float_copy(cw)
-        self.n_samples = x.shape[0]
+            order = np.argsort(x, axis=1, kind="stable")
+            xs = np.take_along_axis(x, order, axis=1)
+            ws = _read_only_float_copy(np.take_along_axis(w, order, axis=1))
+            # cumulative weights from the raw weights: (k + 1) / m correctly rounded for equal
+            # weights (a cumulative sum of 1 / m would drift below k / m and move quantiles)
+            cw_raw = np.cumsum(np.take_along_axis(raw, order, axis=1), axis=1)
+            cw = np.minimum(cw_raw / cw_raw[:, -1:], 1.0)
+            cw[:, -1] = 1.0
+            cw.setflags(write=False)
+            w.setflags(write=False)
+        x.setflags(write=False)
+        xs.setflags(write=False)
+        self.samples = x
+        self.weights = w
+        self._uniform = weights is None
+        self._xs = xs
+        self._ws = ws
+        self._cw = cw
+        self.n_samples = n
         self._freeze()
 
     @property
@@ -116,7 +142,7 @@ class Empirical(Distribution):
         return mu[:, None], np.einsum("ij,ij->i", self.weights, d * d)
 
     def _take(self, rows):
-        return Empirical(self.samples[rows], self.weights[rows])
+        return Empirical(self.samples[rows], None if self._uniform else self.weights[rows])
 
     @classmethod
     def _concatenate(cls, dists):
@@ -150,10 +176,18 @@ class Empirical(Distribution):
         -------
         ndarray of shape (n_samples,)
         """
+        return self._cumulative(y, np.less_equal)
+
+    def _cdf_left(self, y):
+        """Left limit of the CDF: the weighted fraction of draws ``< y`` (the randomised PIT
+        draws uniformly between it and ``cdf(y)`` where ``y`` is a draw)."""
+        return self._cumulative(y, np.less)
+
+    def _cumulative(self, y, below):
         y = np.broadcast_to(self._check_y(y), (self.n_samples,))
-        k = (self._xs <= y[:, None]).sum(axis=1)     # draws <= y (sorted: the first k)
-        cw = np.concatenate([np.zeros((self.n_samples, 1)), self._cw], axis=1)
-        return cw[np.arange(self.n_samples), k]
+        k = below(self._xs, y[:, None]).sum(axis=1)   # sorted draws: the first k are below
+        rows = np.arange(self.n_samples)
+        return np.where(k > 0, self._cw[rows, np.maximum(k - 1, 0)], 0.0)
 
     def ppf(self, q):
         """Generalised inverse of the CDF: the smallest draw whose CDF is ``>= q``.
@@ -189,16 +223,60 @@ class Empirical(Distribution):
         raise TypeError("Empirical predictions have no density, so log_pdf and the NLL are not "
                         "defined; score them with crps or the kernel calibration errors.")
 
+    _crps_estimators = ("fair",)
+
     def _crps(self, y):
-        y = np.asarray(y, dtype=np.float64)
-        c = self.mean                       # centred: no cancellation for large offsets
-        xs = self._xs - c[:, None]
-        ws = self._ws
-        abs_y = np.einsum("ij,ij->i", ws, np.abs(xs - (y - c)[..., None]))
-        below = self._cw - ws               # weight of the draws sorted before each one
-        # E|X - X'| = 2 sum_k w_k x_(k) (2 C_<k + w_k - 1)
-        spread = 2.0 * np.einsum("ij,ij->i", ws * xs, 2.0 * below + ws - 1.0)
+        abs_y, spread = self._crps_parts(y)
         return np.maximum(abs_y - 0.5 * spread, 0.0)
+
+    def _crps_estimate(self, y, estimator):
+        if estimator != "fair":
+            return super()._crps_estimate(y, estimator)
+        # E sum_{k != l} w_k w_l |X_k - X_l| = (1 - sum_k w_k^2) E|X - X'| for iid draws
+        if self._uniform:
+            denom = np.full(self.n_samples, 1.0 - 1.0 / self.n_draws)
+        else:
+            denom = 1.0 - np.einsum("ij,ij->i", self._ws, self._ws)
+        bad = denom <= 1e-12
+        if np.any(bad):
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError("estimator='fair' needs at least two draws of positive weight in "
+                             f"every row of y_pred; row {i} has one.")
+        abs_y, spread = self._crps_parts(y)
+        return abs_y - 0.5 * spread / denom
+
+    def _crps_parts(self, y):
+        """``(E|X - y|, E|X - X'|)`` of every row under the empirical law, exactly, in blocks of
+        rows (temporaries of about ``_CRPS_BLOCK_ITEMS`` numbers) on the sorted draws centred at
+        their middle draw (no cancellation for large offsets):
+        ``E|X - X'| = 2 sum_k w_k x_(k) (2 C_<k + w_k - 1)``, ``C_<k`` the weight sorted before
+        draw ``k``; for equal weights the coefficients are one row, ``(2k + 1 - m) / m^2``, and the
+        sum a matrix-vector product."""
+        n, m = self._xs.shape
+        y = np.broadcast_to(np.asarray(y, dtype=np.float64), (n,))
+        abs_y, spread = np.empty(n), np.empty(n)
+        if self._uniform:
+            w = np.full(m, 1.0 / m)
+            coef = (2.0 * np.arange(m) + (1.0 - m)) / (float(m) * m)
+        step = max(1, _CRPS_BLOCK_ITEMS // m)
+        for s in range(0, n, step):
+            r = slice(s, s + step)
+            xc = self._xs[r] - self._xs[r, m // 2:m // 2 + 1]
+            d = xc - (y[r] - self._xs[r, m // 2])[:, None]
+            np.abs(d, out=d)
+            if self._uniform:
+                abs_y[r] = d @ w
+                spread[r] = 2.0 * (xc @ coef)
+            else:
+                ws = self._ws[r]
+                abs_y[r] = np.einsum("ij,ij->i", ws, d)
+                coef = self._cw[r] - ws
+                coef *= 2.0
+                coef += ws
+                coef -= 1.0
+                coef *= ws
+                spread[r] = 2.0 * np.einsum("ij,ij->i", coef, xc)
+        return abs_y, spread
 
     # -- 2-Wasserstein --------------------------------------------------------------------------
     def _equal_weights(self):
