@@ -251,35 +251,40 @@ class Empirical(Distribution):
 
     def _crps_parts(self, y):
         """``(E|X - y|, E|X - X'|)`` of every row under the empirical law, exactly, in blocks of
-        rows (temporaries of about ``_CRPS_BLOCK_ITEMS`` numbers) on the sorted draws centred at
-        their middle draw (no cancellation for large offsets):
+        rows (temporaries of about ``_CRPS_BLOCK_ITEMS`` numbers, in cache):
         ``E|X - X'| = 2 sum_k w_k x_(k) (2 C_<k + w_k - 1)``, ``C_<k`` the weight sorted before
-        draw ``k``; for equal weights the coefficients are one row, ``(2k + 1 - m) / m^2``, and the
-        sum a matrix-vector product."""
+        draw ``k``. The coefficients sum to 0, so the sum is taken over the differences
+        ``x_(k) - y`` that ``E|X - y|`` needs anyway: no cancellation for large offsets, and an
+        error relative to the CRPS itself where the target is far from the draws. For equal
+        weights the coefficients are one row, ``(2k + 1 - m) / m^2``, and both sums are
+        matrix-vector products."""
         n, m = self._xs.shape
         y = np.broadcast_to(np.asarray(y, dtype=np.float64), (n,))
         abs_y, spread = np.empty(n), np.empty(n)
+        step = max(1, _CRPS_BLOCK_ITEMS // m)
+        buf = np.empty((min(step, n), m))
         if self._uniform:
             w = np.full(m, 1.0 / m)
             coef = (2.0 * np.arange(m) + (1.0 - m)) / (float(m) * m)
-        step = max(1, _CRPS_BLOCK_ITEMS // m)
         for s in range(0, n, step):
             r = slice(s, s + step)
-            xc = self._xs[r] - self._xs[r, m // 2:m // 2 + 1]
-            d = xc - (y[r] - self._xs[r, m // 2])[:, None]
-            np.abs(d, out=d)
+            d = buf[:min(step, n - s)]
+            np.subtract(self._xs[r], y[r, None], out=d)
             if self._uniform:
-                abs_y[r] = d @ w
-                spread[r] = 2.0 * (xc @ coef)
+                np.matmul(d, coef, out=spread[r])
+                np.abs(d, out=d)
+                np.matmul(d, w, out=abs_y[r])
             else:
                 ws = self._ws[r]
+                c = self._cw[r] - ws
+                c *= 2.0
+                c += ws
+                c -= 1.0
+                c *= ws
+                spread[r] = np.einsum("ij,ij->i", c, d)
+                np.abs(d, out=d)
                 abs_y[r] = np.einsum("ij,ij->i", ws, d)
-                coef = self._cw[r] - ws
-                coef *= 2.0
-                coef += ws
-                coef -= 1.0
-                coef *= ws
-                spread[r] = 2.0 * np.einsum("ij,ij->i", coef, xc)
+        spread *= 2.0
         return abs_y, spread
 
     # -- 2-Wasserstein --------------------------------------------------------------------------
