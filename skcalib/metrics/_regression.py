@@ -214,8 +214,10 @@ def crps(y_true, y_pred, *, sample_weight=None, reduction="mean", estimator=None
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     check_option(reduction, "reduction", ("mean", "none"))
-    if estimator is not None:
-        check_option(estimator, "estimator", _CRPS_ESTIMATORS)
+    if estimator is not None and (not isinstance(estimator, str)
+                                  or estimator not in _CRPS_ESTIMATORS):
+        raise ValueError("estimator must be None or one of "
+                         f"{', '.join(repr(e) for e in _CRPS_ESTIMATORS)}; got {estimator!r}.")
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
         values = dist._crps(y) if estimator is None else dist._crps_estimate(y, estimator)
     if not np.all(np.isfinite(values)):

@@ -128,8 +128,11 @@ def test_sample_weight_and_large_offsets():
 
 def test_errors_name_the_argument_and_the_supported_estimators():
     d = Empirical(X)
-    with pytest.raises(ValueError, match="estimator"):
+    with pytest.raises(ValueError, match="estimator must be None or one of 'fair', "
+                                         "'quantile_score'; got 'unbiased'"):
         skcalib.crps(Y, d, estimator="unbiased")
+    with pytest.raises(ValueError, match="estimator must be None"):
+        skcalib.crps(Y, d, estimator=["fair"])
     with pytest.raises(ValueError, match=r"Normal.*None"):
         skcalib.crps([0.0], Normal([0.0], 1.0), estimator="fair")
     with pytest.raises(ValueError, match=r"Empirical.*'fair'"):
