@@ -458,7 +458,7 @@ def _draw_features(x, w, c, inv):
     F[..., 1] = 1.0
     with np.errstate(divide="ignore"):
         u = np.log(w)
-    u = np.maximum(u, -1e300, out=u) if u.flags.writeable else np.maximum(u, -1e300)
+    np.maximum(u, -1e300, out=u)
     u -= 0.5 * z * z
     F[..., 2] = u
     return F.reshape(-1, 3)
