@@ -35,6 +35,7 @@ test-slow: $(STAMP_TEST)
 bench: $(STAMP_RUN)
 	$(BIN)/python benchmarks/bench_foundation.py
 	$(BIN)/python benchmarks/bench_regression.py
+	$(BIN)/python benchmarks/bench_regression_forms.py
 	$(BIN)/python benchmarks/bench_recalibration.py
 	$(BIN)/python benchmarks/bench_estimation.py
 	$(BIN)/python benchmarks/bench_tests.py

@@ -6,7 +6,8 @@ Internal API (used by the family modules of :mod:`skcalib.distributions`):
   family's ``_take``, sampling through its ``_draw``, ``expected_kernel`` /
   ``expected_kernel_pair`` through :mod:`skcalib._expectations`, the Wasserstein hooks, and the
   fallbacks a family may override (``cdf``/``ppf`` raise, ``_crps`` by quantile quadrature,
-  ``_concatenate`` raises);
+  ``_concatenate`` raises), the randomised PIT (``_cdf_left``, the left limit of the CDF, and
+  ``_pit``) and the CRPS estimators (``_crps_estimators``, ``_crps_estimate``);
 * :class:`_LocationScale`, the univariate ``(loc, scale)`` families (Normal, Laplace);
 * :func:`is_distribution`, :func:`wasserstein_distance`, :func:`pairwise_wasserstein`,
   :func:`concatenate` (public through :mod:`skcalib.distributions`), :func:`moment_unit`;
@@ -285,6 +286,19 @@ class Distribution:
         function (:func:`_crps_quantile_quadrature`); families override it with closed forms."""
         return _crps_quantile_quadrature(self, y)
 
+    #: The CRPS estimators other than the family's default (``_crps``) that
+    #: :func:`skcalib.crps` may ask for by ``estimator=`` (``"fair"``: Empirical; ``"quantile_score"``:
+    #: Quantiles); :meth:`_crps_estimate` computes them.
+    _crps_estimators = ()
+
+    def _crps_estimate(self, y, estimator):
+        """CRPS of every row at ``y`` by the named ``estimator`` (one of ``_crps_estimators``;
+        families that list some override this); a ``ValueError`` naming the estimators the
+        family supports otherwise."""
+        supported = ", ".join(repr(e) for e in (None,) + tuple(self._crps_estimators))
+        raise ValueError(f"estimator={estimator!r} is not available for {type(self).__name__} "
+                         f"predictions; this family supports estimator in {{{supported}}}.")
+
     def cdf(self, y):
         """Cumulative distribution function ``P(Y_i <= y_i)`` of univariate families.
 
@@ -301,6 +315,34 @@ class Distribution:
         ndarray of shape (n_samples,)
         """
         raise TypeError(_univariate_only(self, "cdf"))
+
+    # -- randomised PIT (hooks of the PIT metrics) -------------------------------------------
+    def _cdf_left(self, y):
+        """Left limit of the CDF, ``P(Y_i < y_i)``, of univariate families.
+
+        The contract of the randomised PIT (:meth:`_pit`): ``_cdf_left(y) <= cdf(y)``, equal
+        where the law of the row has no atom at ``y``. The default, ``cdf(y)``, is right for
+        every continuous family (it also keeps their PIT values and random streams unchanged);
+        a family with atoms (``Empirical``, ``Quantiles`` rows with repeated quantiles) overrides
+        it, with the same argument checks as its ``cdf``.
+        """
+        return self.cdf(y)
+
+    def _pit(self, y, rng):
+        """Randomised PIT ``F(y-) + V (F(y) - F(y-))``, ``V ~ U(0, 1)`` (Czado, Gneiting and
+        Held 2009): uniform on ``[0, 1]`` under calibration also where the law has atoms.
+
+        ``rng`` is anything :func:`skcalib._validation.check_rng` accepts; it is turned into a
+        generator, and one uniform per row drawn, only if some row has a jump at its target,
+        so continuous families give exactly ``cdf(y)`` and consume no random numbers.
+        """
+        upper = np.asarray(self.cdf(y), dtype=np.float64)
+        lower = np.asarray(self._cdf_left(y), dtype=np.float64)
+        jump = upper - lower
+        if not np.any(jump > 0):
+            return upper
+        v = check_rng(rng).uniform(size=upper.shape)
+        return np.where(jump > 0, lower + v * jump, upper)
 
     def ppf(self, q):
         """Quantile function (inverse CDF) of univariate families.

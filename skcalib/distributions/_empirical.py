@@ -4,10 +4,14 @@ Besides the class, this module holds and registers with :mod:`skcalib._expectati
 kernel expectations of empirical predictions with the Gaussian and exponential target kernels
 (:class:`_EmpiricalOps`: ``e1 = sum_k w_k k(x_k, y)`` and ``e2 = sum_{k,l} w_k v_l
 k(x_k, x'_l)``, full double sums over the draws -- every cross term, so ``e2`` is symmetric in the
-two predictions, unlike the reference implementation's ensemble kernel), the plug-in CRPS by
-sorting, and the exact 2-Wasserstein distance between two weighted empirical laws (merged
-quantile functions).
+two predictions, unlike the reference implementation's ensemble kernel), with the SKCE's tiles of
+the Gaussian target kernel evaluated by factorised exponents (:func:`_gauss_tile`: one BLAS
+product with inner dimension 3 and one ``exp`` per kernel value), the plug-in and fair CRPS by
+sorting, the randomised PIT's left limit of the CDF (``_cdf_left``), and the exact
+2-Wasserstein distance between two weighted empirical laws (merged quantile functions).
 """
+
+import math
 
 import numpy as np
 
@@ -18,6 +22,8 @@ from ._base import (Distribution, _check_q, _float_array,
 
 #: Elements of the temporary arrays one block of the double sums and of the W2 merge may hold.
 _BLOCK_ITEMS = 2_000_000
+#: Elements of the temporaries of one block of rows of the CRPS (2 MiB: they stay in cache).
+_CRPS_BLOCK_ITEMS = 1 << 18
 
 
 class Empirical(Distribution):
@@ -38,11 +44,23 @@ class Empirical(Distribution):
     -----
     ``cdf`` is the right-continuous step function (the weighted fraction of draws ``<= y``),
     ``ppf`` its generalised inverse (the smallest draw whose CDF is ``>= q``; ``q = 0`` gives the
-    smallest draw of positive weight). The CRPS is the *plug-in* CRPS of the empirical law,
+    smallest draw of positive weight).
+
+    **PIT.** The law has atoms, so the plain PIT ``F(y)`` of a calibrated target takes only the
+    values ``k / m`` (equal weights) and is not uniform. :func:`skcalib.pit` and
+    :func:`skcalib.stats.pit_test` use the *randomised* PIT of Czado, Gneiting and Held (2009)
+    instead, ``F(y-) + V (F(y) - F(y-))`` with ``V ~ U(0, 1)`` drawn from their ``random_state``
+    (``F(y-)``: the weight of the draws ``< y``), which is uniform under calibration; it differs
+    from ``F(y)`` only where ``y`` equals a draw.
+
+    **CRPS.** :func:`skcalib.crps` gives by default the *plug-in* CRPS of the empirical law,
     ``E|X - y| - E|X - X'| / 2``, computed exactly in ``O(m log m)`` per row by sorting; as an
-    estimate of the CRPS of the law the draws come from it is biased (too large by about
-    ``E|X - X'| / (2 m)`` for ``m`` equal-weight draws). There is no density: ``log_pdf`` (and so
-    ``nll``) raises a ``TypeError``.
+    estimate of the CRPS of the law the draws come from it is too large, by
+    ``E|X - X'| / (2 m)`` in expectation for ``m`` independent equal-weight draws.
+    ``estimator="fair"`` gives the fair CRPS (Ferro 2014), which divides the pair sum by
+    ``1 - sum_k w_k^2`` (``(m - 1) / m`` for equal weights) instead: unbiased for independent
+    draws with fixed weights. There is no density: ``log_pdf`` (and so ``nll``) raises a
+    ``TypeError``.
 
     Examples
     --------
@@ -52,6 +70,9 @@ class Empirical(Distribution):
     (array([1.5]), array([1.25]))
     >>> d.cdf(1.0), d.ppf(0.5)
     (array([0.5]), array([1.]))
+    >>> import skcalib
+    >>> round(skcalib.crps([1.0], d), 4), round(skcalib.crps([1.0], d, estimator="fair"), 4)
+    (0.375, 0.1667)
     """
 
     _family = "empirical"
@@ -59,12 +80,16 @@ class Empirical(Distribution):
     _univariate = True
 
     def __init__(self, samples, weights=None):
-        x = _float_array(samples, "samples", ndim=(2,))
+        x = _float_array(samples, "samples", ndim=(2,))     # already a private copy
         if x.shape[1] < 1:
             raise ValueError(f"samples must have at least one draw per row; got shape {x.shape}.")
+        n, m = x.shape
         if weights is None:
-            raw = np.ones(x.shape)
-            w = np.full(x.shape, 1.0 / x.shape[1])
+            # equal weights: no argsort, and the weights and cumulative weights are read-only
+            # broadcast rows ((k + 1) / m correctly rounded), not n x m arrays
+            xs = np.sort(x, axis=1)
+            w = ws = np.broadcast_to(np.full(m, 1.0 / m), x.shape)
+            cw = np.broadcast_to(np.arange(1, m + 1, dtype=np.float64) / m, x.shape)
         else:
             w = _float_array(weights, "weights", ndim=(2,))
             if w.shape != x.shape:
@@ -78,20 +103,25 @@ class Empirical(Distribution):
                 raise ValueError(f"weights must have a positive sum in every row; row {i} "
                                  "sums to 0.")
             raw, w = w, w / total[:, None]
-        order = np.argsort(x, axis=1, kind="stable")
-        xs = np.take_along_axis(x, order, axis=1)
-        ws = np.take_along_axis(w, order, axis=1)
-        # cumulative weights from the raw weights: (k + 1) / m correctly rounded for equal
-        # weights (a cumulative sum of 1 / m would drift below k / m and move quantiles)
-        cw_raw = np.cumsum(np.take_along_axis(raw, order, axis=1), axis=1)
-        cw = np.minimum(cw_raw / cw_raw[:, -1:], 1.0)
-        cw[:, -1] = 1.0
-        self.samples = _read_only_float_copy(x)
-        self.weights = _read_only_float_copy(w)
-        self._xs = _read_only_float_copy(xs)
-        self._ws = _read_only_float_copy(ws)
-        self._cw = _read_only_float_copy(cw)
-        self.n_samples = x.shape[0]
+            order = np.argsort(x, axis=1, kind="stable")
+            xs = np.take_along_axis(x, order, axis=1)
+            ws = _read_only_float_copy(np.take_along_axis(w, order, axis=1))
+            # cumulative weights from the raw weights: (k + 1) / m correctly rounded for equal
+            # weights (a cumulative sum of 1 / m would drift below k / m and move quantiles)
+            cw_raw = np.cumsum(np.take_along_axis(raw, order, axis=1), axis=1)
+            cw = np.minimum(cw_raw / cw_raw[:, -1:], 1.0)
+            cw[:, -1] = 1.0
+            cw.setflags(write=False)
+            w.setflags(write=False)
+        x.setflags(write=False)
+        xs.setflags(write=False)
+        self.samples = x
+        self.weights = w
+        self._uniform = weights is None
+        self._xs = xs
+        self._ws = ws
+        self._cw = cw
+        self.n_samples = n
         self._freeze()
 
     @property
@@ -116,7 +146,7 @@ class Empirical(Distribution):
         return mu[:, None], np.einsum("ij,ij->i", self.weights, d * d)
 
     def _take(self, rows):
-        return Empirical(self.samples[rows], self.weights[rows])
+        return Empirical(self.samples[rows], None if self._uniform else self.weights[rows])
 
     @classmethod
     def _concatenate(cls, dists):
@@ -150,10 +180,18 @@ class Empirical(Distribution):
         -------
         ndarray of shape (n_samples,)
         """
+        return self._cumulative(y, np.less_equal)
+
+    def _cdf_left(self, y):
+        """Left limit of the CDF: the weighted fraction of draws ``< y`` (the randomised PIT
+        draws uniformly between it and ``cdf(y)`` where ``y`` is a draw)."""
+        return self._cumulative(y, np.less)
+
+    def _cumulative(self, y, below):
         y = np.broadcast_to(self._check_y(y), (self.n_samples,))
-        k = (self._xs <= y[:, None]).sum(axis=1)     # draws <= y (sorted: the first k)
-        cw = np.concatenate([np.zeros((self.n_samples, 1)), self._cw], axis=1)
-        return cw[np.arange(self.n_samples), k]
+        k = below(self._xs, y[:, None]).sum(axis=1)   # sorted draws: the first k are below
+        rows = np.arange(self.n_samples)
+        return np.where(k > 0, self._cw[rows, np.maximum(k - 1, 0)], 0.0)
 
     def ppf(self, q):
         """Generalised inverse of the CDF: the smallest draw whose CDF is ``>= q``.
@@ -189,16 +227,65 @@ class Empirical(Distribution):
         raise TypeError("Empirical predictions have no density, so log_pdf and the NLL are not "
                         "defined; score them with crps or the kernel calibration errors.")
 
+    _crps_estimators = ("fair",)
+
     def _crps(self, y):
-        y = np.asarray(y, dtype=np.float64)
-        c = self.mean                       # centred: no cancellation for large offsets
-        xs = self._xs - c[:, None]
-        ws = self._ws
-        abs_y = np.einsum("ij,ij->i", ws, np.abs(xs - (y - c)[..., None]))
-        below = self._cw - ws               # weight of the draws sorted before each one
-        # E|X - X'| = 2 sum_k w_k x_(k) (2 C_<k + w_k - 1)
-        spread = 2.0 * np.einsum("ij,ij->i", ws * xs, 2.0 * below + ws - 1.0)
+        abs_y, spread = self._crps_parts(y)
         return np.maximum(abs_y - 0.5 * spread, 0.0)
+
+    def _crps_estimate(self, y, estimator):
+        if estimator != "fair":
+            return super()._crps_estimate(y, estimator)
+        # E sum_{k != l} w_k w_l |X_k - X_l| = (1 - sum_k w_k^2) E|X - X'| for iid draws
+        if self._uniform:
+            denom = np.full(self.n_samples, 1.0 - 1.0 / self.n_draws)
+        else:
+            denom = 1.0 - np.einsum("ij,ij->i", self._ws, self._ws)
+        bad = denom <= 1e-12
+        if np.any(bad):
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError("estimator='fair' needs at least two draws of positive weight in "
+                             f"every row of y_pred; row {i} has one.")
+        abs_y, spread = self._crps_parts(y)
+        return abs_y - 0.5 * spread / denom
+
+    def _crps_parts(self, y):
+        """``(E|X - y|, E|X - X'|)`` of every row under the empirical law, exactly, in blocks of
+        rows (temporaries of about ``_CRPS_BLOCK_ITEMS`` numbers, in cache):
+        ``E|X - X'| = 2 sum_k w_k x_(k) (2 C_<k + w_k - 1)``, ``C_<k`` the weight sorted before
+        draw ``k``. The coefficients sum to 0, so the sum is taken over the differences
+        ``x_(k) - y`` that ``E|X - y|`` needs anyway: no cancellation for large offsets, and an
+        error relative to the CRPS itself where the target is far from the draws. For equal
+        weights the coefficients are one row, ``(2k + 1 - m) / m^2``, and both sums are
+        matrix-vector products."""
+        n, m = self._xs.shape
+        y = np.broadcast_to(np.asarray(y, dtype=np.float64), (n,))
+        abs_y, spread = np.empty(n), np.empty(n)
+        step = max(1, _CRPS_BLOCK_ITEMS // m)
+        buf = np.empty((min(step, n), m))
+        if self._uniform:
+            w = np.full(m, 1.0 / m)
+            coef = (2.0 * np.arange(m) + (1.0 - m)) / (float(m) * m)
+        for s in range(0, n, step):
+            r = slice(s, s + step)
+            d = buf[:min(step, n - s)]
+            np.subtract(self._xs[r], y[r, None], out=d)
+            if self._uniform:
+                np.matmul(d, coef, out=spread[r])
+                np.abs(d, out=d)
+                np.matmul(d, w, out=abs_y[r])
+            else:
+                ws = self._ws[r]
+                c = self._cw[r] - ws
+                c *= 2.0
+                c += ws
+                c -= 1.0
+                c *= ws
+                spread[r] = np.einsum("ij,ij->i", c, d)
+                np.abs(d, out=d)
+                abs_y[r] = np.einsum("ij,ij->i", ws, d)
+        spread *= 2.0
+        return abs_y, spread
 
     # -- 2-Wasserstein --------------------------------------------------------------------------
     def _equal_weights(self):
@@ -274,6 +361,19 @@ class _EmpiricalOps(TargetOps):
         Y = np.asarray(Y, dtype=np.float64)[..., None]
         return _weighted_kernel_sum(self.ky, x, w, Y)
 
+    def tile(self, logK, a, b):
+        """``h`` on a tile of pairs: the Gaussian target kernel by factorised exponents
+        (:func:`_gauss_tile`), the generic sums otherwise (exponential kernel, extreme scales,
+        or draws and targets of one tile spread over more than ``_FACTORED_SPREAD`` length
+        scales, where the expanded exponent would lose accuracy)."""
+        ky = self.ky
+        if ky.kind == "gauss" and not ky.robust:
+            H = _gauss_tile(self, a, b)
+            if H is not None:
+                H *= np.exp(logK)
+                return H
+        return super().tile(logK, a, b)
+
     def e2(self, P, Q):
         (x, w), (xq, wq) = P, Q
         out = 0.0
@@ -298,3 +398,118 @@ def _weighted_kernel_sum(ky, x, w, y):
 
 register_expectations(Empirical, GaussianKernel, _EmpiricalOps)
 register_expectations(Empirical, ExponentialKernel, _EmpiricalOps)
+
+
+# --------------------------------------------------------------------------------------------
+# the SKCE tile of the Gaussian target kernel by factorised exponents
+
+#: Largest distance, in target length scales, of a tile's draws and targets from its centre for
+#: which the factorised exponents are used: their rounding error is about ``3 eps Z^2`` absolute
+#: in the exponent (``2e-13`` relative in a kernel value at ``Z = 16``), against ``eps d^2`` for
+#: the direct difference ``d``.
+_FACTORED_SPREAD = 16.0
+#: Elements of one block of exponentials (512 KiB: in cache).
+_FACTORED_ITEMS = 1 << 16
+
+
+def _gauss_tile(ops, a, b):
+    """``k_Y(y_i, y_j) - e1(p_i, y_j) - e1(p_j, y_i) + e2(p_i, p_j)`` on the tile of rows ``a``
+    by columns ``b``, or None if the tile's values spread too far (see ``_FACTORED_SPREAD``).
+
+    With the draws and targets centred at the tile's midpoint ``c`` and scaled by the length
+    scale ``l`` (``z = (x - c) / l``, ``t = (y - c) / l``) and the log-weights folded in,
+    ``log(w_k v_l) - (z_k - z'_l)^2 / 2 = [z_k, 1, u_k] . [z'_l, u'_l, 1]`` with
+    ``u = log w - z^2 / 2``: every exponent of ``e2`` is one entry of a matrix product with inner
+    dimension 3 (BLAS), followed by one in-place ``exp`` and two summations (over the column
+    draws by adding rows, over the row draws by a matrix-vector product); ``e1`` likewise with
+    ``[t, -t^2 / 2, 1]``. Blocks hold about ``_FACTORED_ITEMS`` numbers; a diagonal tile computes
+    the blocks on and above its diagonal and mirrors the rest (``e2`` is symmetric).
+    """
+    same = isinstance(a, slice) and a == b
+    xa, wa, ya = ops.x[a], ops.w[a], ops.y[a]
+    xb, wb, yb = (xa, wa, ya) if same else (ops.x[b], ops.w[b], ops.y[b])
+    p, m = xa.shape
+    q = xb.shape[0]
+    if p == 0 or q == 0:
+        return np.zeros((p, q))
+    lo = min(xa.min(), xb.min(), ya.min(), yb.min())
+    hi = max(xa.max(), xb.max(), ya.max(), yb.max())
+    inv = 1.0 / ops.ky.unit
+    if not 0.5 * (hi - lo) * inv <= _FACTORED_SPREAD:
+        return None
+    c = 0.5 * (lo + hi)
+    fa = _draw_features(xa, wa, c, inv)
+    fb = fa if same else _draw_features(xb, wb, c, inv)
+    ta, tb = (ya - c) * inv, (yb - c) * inv
+    H = ops.ky(ya[:, None], yb[None, :])
+    E1 = _e1_factored(fa, tb, p, m)
+    H -= E1
+    H -= E1.T if same else _e1_factored(fb, ta, q, m).T     # e1(p_j, y_i)
+    H += _e2_factored(fa, fb, p, q, m, same)
+    return H
+
+
+def _draw_features(x, w, c, inv):
+    """Rows ``[z, 1, u]`` per draw, shape ``(rows * m, 3)``: ``z = (x - c) / l``,
+    ``u = log w - z^2 / 2`` (``-1e300`` for a zero weight: its exponentials are exactly 0)."""
+    z = (x - c) * inv
+    F = np.empty(x.shape + (3,))
+    F[..., 0] = z
+    F[..., 1] = 1.0
+    with np.errstate(divide="ignore"):
+        u = np.log(w)
+    np.maximum(u, -1e300, out=u)
+    u -= 0.5 * z * z
+    F[..., 2] = u
+    return F.reshape(-1, 3)
+
+
+def _e1_factored(F, t, p, m):
+    """``e1[i, j] = sum_k w_ik k(x_ik, y_j)`` for the draws' features ``F`` of ``p`` rows and the
+    scaled targets ``t``, shape ``(p, t.size)``."""
+    q = t.size
+    G = np.empty((3, q))
+    G[0] = t
+    G[1] = -0.5 * t * t
+    G[2] = 1.0
+    out = np.empty((p, q))
+    step = max(1, _FACTORED_ITEMS // (m * q))
+    buf = np.empty(min(p, step) * m * q)
+    for s in range(0, p, step):
+        r = min(step, p - s)
+        E = buf[:r * m * q].reshape(r * m, q)
+        np.matmul(F[s * m:(s + r) * m], G, out=E)
+        np.exp(E, out=E)
+        np.add.reduce(E.reshape(r, m, q), axis=1, out=out[s:s + r])
+    return out
+
+
+def _e2_factored(Fa, Fb, p, q, m, same):
+    """``e2[i, j] = sum_{k,l} w_ik w_jl k(x_ik, x_jl)``, shape ``(p, q)``, in square blocks of
+    rows and columns (on a diagonal tile only the blocks on and above the diagonal), through
+    buffers allocated once (fresh blocks would cost page faults)."""
+    Gb = np.empty((3, q * m))
+    Gb[0] = Fb[:, 0]
+    Gb[1] = Fb[:, 2]
+    Gb[2] = 1.0
+    ones = np.ones(m)
+    side = max(1, math.isqrt(_FACTORED_ITEMS) // m)
+    buf = np.empty(min(side, p) * min(side, q) * m * m)
+    sbuf = np.empty(min(side, p) * min(side, q) * m)
+    out = np.empty((p, q))
+    for i0 in range(0, p, side):
+        i1 = min(i0 + side, p)
+        r = i1 - i0
+        A = Fa[i0 * m:i1 * m]
+        for j0 in range(i0 if same else 0, q, side):
+            j1 = min(j0 + side, q)
+            c = j1 - j0
+            E = buf[:r * m * c * m].reshape(r * m, c * m)
+            np.matmul(A, Gb[:, j0 * m:j1 * m], out=E)
+            np.exp(E, out=E)
+            S = sbuf[:r * c * m].reshape(r, c * m)
+            np.add.reduce(E.reshape(r, m, c * m), axis=1, out=S)      # over the row draws
+            out[i0:i1, j0:j1] = (S.reshape(r * c, m) @ ones).reshape(r, c)   # column draws
+            if same and j0 > i0:
+                out[j0:j1, i0:i1] = out[i0:i1, j0:j1].T
+    return out

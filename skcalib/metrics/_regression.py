@@ -42,7 +42,8 @@ import numpy as np
 from .._expectations import check_targets
 from .._problems.univariate import (check_grid, check_levels, check_univariate_predictions,
                                     exact_area)
-from .._validation import MAX_STORED_BINS, check_n_bins, check_option, check_sample_weight
+from .._validation import (MAX_STORED_BINS, check_n_bins, check_option,
+                           check_random_state_param, check_sample_weight)
 from ..distributions import Categorical, Mixture, Normal, Recalibrated, as_distribution, moment_unit
 
 __all__ = [
@@ -86,20 +87,34 @@ def _check_finite_score(value, what, unit_hint=""):
 # PIT and CRPS
 
 
-def pit(y_true, y_pred):
+def pit(y_true, y_pred, *, random_state=None):
     """Probability integral transform ``F_i(y_i)`` of each target under its prediction.
 
     For a calibrated model with continuous predictive distributions the PIT values are uniform on
     ``[0, 1]`` (Dawid 1984); a U-shaped histogram means too narrow predictions, a hump too wide
     ones, a slope a biased mean. Test their uniformity with :func:`skcalib.stats.pit_test`.
 
+    Where a prediction has an atom at its target (an
+    :class:`~skcalib.distributions.Empirical` prediction whose draws include ``y_i``, or a point
+    mass), ``F_i(y_i)`` alone is not uniform under calibration: with ``m`` equal-weight draws it
+    takes only the values ``k / m``. There the *randomised* PIT of Czado, Gneiting and Held (2009)
+    is returned, ``F_i(y_i-) + V_i (F_i(y_i) - F_i(y_i-))`` with ``V_i ~ U(0, 1)`` independent,
+    which is uniform on ``[0, 1]`` under calibration for any predictive law. Uniforms are drawn
+    from ``random_state`` only when some prediction has an atom at its target, so continuous
+    predictions give exactly ``F_i(y_i)`` and ignore ``random_state``. (A point prediction of the
+    Normal family, ``scale = 0``, keeps its PIT of 0 or 1.)
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Real targets.
     y_pred : Distribution or array-like of shape (n_samples, 2)
-        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
-        means and standard deviations (column 0 and 1), read as normal predictions.
+        Univariate predictive distributions (Normal, Laplace, Empirical, or a Mixture of the
+        first two), or predicted means and standard deviations (column 0 and 1), read as normal
+        predictions.
+    random_state : None, int, Generator or RandomState, default=None
+        Seed of the uniforms of the randomised PIT (used only where a prediction has an atom at
+        its target).
 
     Returns
     -------
@@ -111,18 +126,26 @@ def pit(y_true, y_pred):
     >>> from skcalib import pit
     >>> pit([0.0, 1.0], [[0.0, 1.0], [0.0, 1.0]]).round(4)
     array([0.5   , 0.8413])
+
+    With draws, a target equal to a draw gets a uniform value inside that draw's step of the CDF
+    (here between 0.25 and 0.5):
+
+    >>> from skcalib.distributions import Empirical
+    >>> u = pit([1.0], Empirical([[0.0, 1.0, 2.0, 3.0]]), random_state=0)
+    >>> bool(0.25 <= u[0] <= 0.5)
+    True
     """
+    check_random_state_param(random_state)
     dist, y, _ = check_univariate_predictions(y_true, y_pred)
-    return dist.cdf(y)
+    return dist._pit(y, random_state)
 
 
-def _crps_values(dist, y):
-    """CRPS of every row: the family's closed form (``_crps`` of its class, quantile quadrature
-    for the families without one)."""
-    return dist._crps(y)
+#: The estimators ``crps(..., estimator=)`` knows, besides None (the family's default); each family
+#: says which it supports (``Distribution._crps_estimators``).
+_CRPS_ESTIMATORS = ("fair", "quantile_score")
 
 
-def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
+def crps(y_true, y_pred, *, sample_weight=None, reduction="mean", estimator=None):
     """Continuous ranked probability score ``int (F_i(x) - 1{x >= y_i})^2 dx`` (lower is better).
 
     Closed forms for every univariate family, so no sampling or quadrature is needed:
@@ -138,18 +161,41 @@ def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
       base, a 256-node quadrature over the quantile level otherwise (see that class), also for
       mixtures of them (whose quantiles are found by a safeguarded Newton method: about 2 s per
       1,000 rows of a five-component mixture).
+    * :class:`~skcalib.distributions.Empirical` (draws or ensemble members ``x_k`` with weights
+      ``w_k``): by default the *plug-in* CRPS, the exact CRPS of the empirical law,
+      ``sum_k w_k |x_k - y| - sum_{k,l} w_k w_l |x_k - x_l| / 2``, in ``O(m log m)`` per row
+      (sorting). As an estimate of the CRPS of the law the draws come from it is biased upwards,
+      by ``E|X - X'| / (2 m)`` in expectation for ``m`` independent equal-weight draws: it scores
+      the ``m``-member ensemble itself, which is what a forecaster with those draws issues.
+
+    ``estimator="fair"`` (Empirical predictions) gives the *fair* ensemble CRPS (Ferro 2014;
+    Zamo and Naveau 2018), ``mean_k |x_k - y| - sum_{k != l} |x_k - x_l| / (2 m (m - 1))``, the
+    unbiased estimate of the CRPS of the law the draws come from when they are independent draws
+    of it (an ensemble judged as a sample, not as the forecast itself; it favours no ensemble
+    size). With weights it is ``sum_k w_k |x_k - y| - sum_{k != l} w_k w_l |x_k - x_l| /
+    (2 (1 - sum_k w_k^2))`` (normalised weights), unbiased for independent draws with *fixed*
+    weights (not, exactly, for self-normalised importance weights, which depend on the draws);
+    it needs two draws of positive weight per row, and it is not clipped at 0 (it can be slightly
+    negative for a target among the draws). ``estimator="quantile_score"`` (Quantiles
+    predictions) approximates the CRPS by the mean pinball loss of the predicted quantiles (see
+    that family for its bias).
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
         Real targets.
     y_pred : Distribution or array-like of shape (n_samples, 2)
-        Univariate predictive distributions (Normal, Laplace, or a Mixture of them), or predicted
-        means and standard deviations, read as normal predictions.
+        Univariate predictive distributions (Normal, Laplace, Empirical, or a Mixture of the
+        first two), or predicted means and standard deviations, read as normal predictions.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the mean.
     reduction : {"mean", "none"}, default="mean"
         ``"mean"``: the (weighted) mean CRPS; ``"none"``: the CRPS of every sample.
+    estimator : {None, "fair", "quantile_score"}, default=None
+        None: the family's own CRPS (the closed forms above; the plug-in CRPS of Empirical
+        predictions). ``"fair"``: the fair (unbiased) ensemble CRPS of Empirical predictions;
+        ``"quantile_score"``: the quantile-score approximation of Quantiles predictions. A family
+        without the estimator raises a ``ValueError`` naming the ones it has.
 
     Returns
     -------
@@ -161,11 +207,19 @@ def crps(y_true, y_pred, *, sample_weight=None, reduction="mean"):
     >>> from skcalib import crps
     >>> round(crps([0.0], [[0.0, 1.0]]), 4)
     0.2337
+    >>> from skcalib.distributions import Empirical
+    >>> d = Empirical([[-1.0, 0.0, 1.0]])
+    >>> round(crps([0.5], d), 4), round(crps([0.5], d, estimator="fair"), 4)
+    (0.3889, 0.1667)
     """
     dist, y, w = check_univariate_predictions(y_true, y_pred, sample_weight)
     check_option(reduction, "reduction", ("mean", "none"))
+    if estimator is not None and (not isinstance(estimator, str)
+                                  or estimator not in _CRPS_ESTIMATORS):
+        raise ValueError("estimator must be None or one of "
+                         f"{', '.join(repr(e) for e in _CRPS_ESTIMATORS)}; got {estimator!r}.")
     with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        values = _crps_values(dist, y)
+        values = dist._crps(y) if estimator is None else dist._crps_estimate(y, estimator)
     if not np.all(np.isfinite(values)):
         _check_finite_score(np.inf, "CRPS")
     if reduction == "none":

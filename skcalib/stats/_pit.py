@@ -4,7 +4,8 @@ Null hypothesis: the predictive distributions are calibrated (probabilistically 
 the sense of Gneiting, Balabdaoui and Raftery 2007), so that the PIT values ``F_i(y_i)`` are
 independent and uniform on ``[0, 1]``. The three classical goodness-of-fit tests of a fully
 specified continuous distribution are offered: Kolmogorov–Smirnov and Cramér–von Mises through
-SciPy, and Anderson–Darling with its asymptotic null distribution.
+SciPy, and Anderson–Darling with its asymptotic null distribution. Predictive laws with atoms
+(Empirical) are tested through the randomised PIT (Czado, Gneiting and Held 2009).
 """
 
 import math
@@ -12,7 +13,7 @@ import math
 import numpy as np
 from scipy import stats as _sps
 
-from .._validation import check_option
+from .._validation import check_option, check_random_state_param
 from .._problems.univariate import check_univariate_predictions, exact_area
 from ._result import CalibrationTestResult
 
@@ -55,7 +56,7 @@ def anderson_darling_sf(a2):
     return float(min(max(1.0 - cdf, 0.0), 1.0))
 
 
-def pit_test(y_true, y_pred, *, method="ks"):
+def pit_test(y_true, y_pred, *, method="ks", random_state=None):
     """Test the null hypothesis that predictive distributions are calibrated, through the
     uniformity of their PIT values.
 
@@ -75,8 +76,13 @@ def pit_test(y_true, y_pred, *, method="ks"):
       :func:`scipy.stats.goodness_of_fit` would simulate it; the asymptotic law is already close
       at ``n = 5`` (Stephens 1974).
 
-    The tests assume independent samples and continuous predictive distributions: point
-    predictions (a normal with ``scale = 0``) have PIT values 0 or 1 and reject. There is no
+    Predictive distributions with atoms (:class:`~skcalib.distributions.Empirical` draws and
+    ensembles) are tested through their *randomised* PIT (Czado, Gneiting and Held 2009; see
+    :func:`skcalib.pit`): ``F(y-) + V (F(y) - F(y-))`` with ``V ~ U(0, 1)`` where ``y`` is an atom,
+    uniform under calibration for any predictive law, so the three null distributions hold;
+    ``random_state`` seeds the ``V`` (continuous predictions draw none). The tests assume
+    independent samples: point predictions (a normal with ``scale = 0``) have PIT values 0 or 1
+    and reject. There is no
     ``sample_weight``: the null distributions of the three statistics are those of an
     unweighted sample.
 
@@ -89,6 +95,9 @@ def pit_test(y_true, y_pred, *, method="ks"):
         means and standard deviations (column 0 and 1), read as normal predictions.
     method : {"ks", "cvm", "ad"}, default="ks"
         The uniformity test.
+    random_state : None, int, Generator or RandomState, default=None
+        Seed of the randomised PIT's uniforms (used only where a prediction has an atom at its
+        target).
 
     Returns
     -------
@@ -117,9 +126,10 @@ def pit_test(y_true, y_pred, *, method="ks"):
     """
     dist, y, _ = check_univariate_predictions(y_true, y_pred)
     check_option(method, "method", _METHODS)
+    check_random_state_param(random_state)
     # Sorted once: the statistics sort again, which costs little on sorted data (measured 1.2-1.45
     # s at n = 10^6 under load with four sorts of the raw PIT values).
-    u = np.sort(dist.cdf(y))
+    u = np.sort(dist._pit(y, random_state))
     n = u.size
     if method == "ks":
         res = _sps.kstest(u, "uniform")

@@ -316,3 +316,55 @@ def test_equal_draws_act_as_point_mass():
     assert_allclose(d.cdf(loc), 1.0)
     assert_allclose(d.cdf(loc - 1e-9), 0.0)
     assert_allclose(d.ppf(0.3), loc)
+
+
+# --------------------------------------------------------------------------------------------
+# the factorised Gaussian tile of the SKCE against the generic sums and brute force
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("items", [None, 50])
+def test_factored_gauss_tile_matches_generic_sums(weighted, items, monkeypatch):
+    import skcalib.distributions._empirical as mod
+    from skcalib._expectations import TargetOps, target_ops
+    if items is not None:
+        monkeypatch.setattr(mod, "_FACTORED_ITEMS", items)    # many blocks, ragged edges
+    x, w = _random(n=23, m=6, seed=17, weighted=weighted)
+    if weighted:
+        w[3, 2] = 0.0                                         # zero weight: contributes 0
+    y = np.random.default_rng(18).normal(size=23)
+    ops = target_ops(Empirical(x, w), y, GaussianKernel(0.9))
+    logK = -np.random.default_rng(19).uniform(0, 2, size=(23, 23))
+    for a, b in [(slice(0, 23), slice(0, 23)), (slice(2, 9), slice(5, 23)),
+                 (slice(4, 20), slice(0, 11))]:
+        L = logK[a, b]
+        got = ops.tile(L, a, b)
+        expect = TargetOps.tile(ops, L, a, b)
+        assert_allclose(got, expect, rtol=1e-12, atol=1e-14)
+    assert mod._gauss_tile(ops, slice(0, 23), slice(0, 23)) is not None
+
+
+def test_factored_tile_falls_back_for_wide_spreads():
+    import skcalib.distributions._empirical as mod
+    from skcalib._expectations import TargetOps, target_ops
+    x, _ = _random(n=8, m=4, seed=20, weighted=False)
+    x[0, 0] = 50.0                                            # 50 length scales from the rest
+    y = np.zeros(8)
+    ops = target_ops(Empirical(x), y, GaussianKernel(1.0))
+    a = slice(0, 8)
+    assert mod._gauss_tile(ops, a, a) is None
+    assert_allclose(ops.tile(np.zeros((8, 8)), a, a), TargetOps.tile(ops, np.zeros((8, 8)), a, a),
+                    rtol=0, atol=0)
+
+
+def test_skce_small_tiles_against_brute_force():
+    rng = np.random.default_rng(21)
+    n, m = 40, 5
+    mu = rng.normal(size=n)
+    x = mu[:, None] + rng.normal(size=(n, m))
+    y = mu + 1.2 * rng.normal(size=n)
+    kernel = tensor(WassersteinKernel(1.0), GaussianKernel(0.7))
+    expect = _skce_brute(x, y, 1.0, 0.7)
+    for chunk in (None, 7):
+        assert_allclose(skcalib.skce(y, Empirical(x), kernel=kernel, chunk_size=chunk), expect,
+                        rtol=1e-10)
