@@ -102,7 +102,10 @@ class Empirical(Distribution):
                 i = int(np.flatnonzero(total <= 0)[0])
                 raise ValueError(f"weights must have a positive sum in every row; row {i} "
                                  "sums to 0.")
-            raw, w = w, w / total[:, None]
+            # raw weights scaled by the row's largest: equal positive weights (a slice, a
+            # concatenation's zero-weight padding) become exactly 1, so their cumulative
+            # sums below are exact integers
+            raw, w = w / w.max(axis=1, keepdims=True), w / total[:, None]
             order = np.argsort(x, axis=1, kind="stable")
             xs = np.take_along_axis(x, order, axis=1)
             ws = _read_only_float_copy(np.take_along_axis(w, order, axis=1))

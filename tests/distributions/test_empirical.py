@@ -368,3 +368,19 @@ def test_skce_small_tiles_against_brute_force():
     for chunk in (None, 7):
         assert_allclose(skcalib.skce(y, Empirical(x), kernel=kernel, chunk_size=chunk), expect,
                         rtol=1e-10)
+
+
+def test_quantiles_at_k_over_m_survive_slicing_padding_and_explicit_weights():
+    """ppf at the levels k / m lands on the same draw after a slice, a concatenation (zero-weight
+    padding) and with explicit equal weights 1 / m: cumulative weights of equal positive weights
+    are exact, not running sums of 1 / m that drift in the last bit and move the quantile."""
+    rng = np.random.default_rng(3)
+    d = Empirical(rng.normal(size=(30, 50)))
+    rows = np.arange(30)[::-1]
+    c = concatenate([d, Empirical(rng.normal(size=(3, 20)))])
+    e = Empirical(d.samples, np.full((30, 50), 1 / 50))
+    for k in range(51):
+        ref = d.ppf(k / 50)
+        np.testing.assert_array_equal(d[rows].ppf(k / 50), ref[rows])
+        np.testing.assert_array_equal(c[:30].ppf(k / 50), ref)
+        np.testing.assert_array_equal(e.ppf(k / 50), ref)

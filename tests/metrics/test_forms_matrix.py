@@ -126,10 +126,7 @@ def test_weights_equal_repeated_rows(form, name):
     d = forms[form]
     k = np.arange(60) % 3 + 1
     rows = np.repeat(np.arange(60), k)
-    # the repeated Empirical rows built from their draws, not by slicing: a slice renormalises
-    # the equal weights 1/m, whose cumulative sums then differ from k/m in the last bit and
-    # move ppf at the levels k/m and the comparisons of PIT values k/m with a grid (reported)
-    repeated = Empirical(d.samples[rows]) if form == "empirical" else d[rows]
+    repeated = d[rows]
     fn = METRICS[name][0]
     if name in ("ence", "uce"):
         f = getattr(skcalib, name)
