@@ -11,7 +11,8 @@ distribution of sample ``i`` -- and is immutable (its arrays are read-only copie
   validated before anything is drawn or built),
 * knows its 2-Wasserstein distance to another member of its family
   (:func:`wasserstein_distance`, :func:`pairwise_wasserstein`),
-* for the univariate families (Normal, Laplace and mixtures of them), has a cumulative
+* for the univariate families (Normal, Laplace, mixtures of them, Empirical, Quantiles,
+  ScipyDistribution and Recalibrated), has a cumulative
   distribution function ``cdf`` and a quantile function ``ppf`` (the other families raise a
   ``TypeError``: probability integral transforms and quantiles are univariate),
 * and, for the kernel calibration errors, the closed-form kernel expectations
@@ -32,6 +33,15 @@ Families
     ``sum_k weights[:, k] * components[k]``, components of one family (e.g. a deep ensemble).
 :class:`Categorical`
     Class probabilities, so that classification goes through the same door.
+:class:`Empirical`
+    Draws or an ensemble's member predictions ``(n, m)`` with optional weights: step CDF,
+    plug-in and fair CRPS, exact W2 and exact Gaussian/exponential kernel expectations (double
+    sums over the draws); atoms, so ``pit(..., random_state=)`` randomises within them.
+:class:`Quantiles`
+    Predicted quantiles ``(n, q)`` at ``levels``: the quantile function interpolated linearly,
+    with linear tails (a mixture of uniforms, bounded support); exact CDF, moments, density,
+    CRPS (and the quantile-score approximation), W2 and Gaussian/exponential kernel
+    expectations.
 :class:`ScipyDistribution`
     A frozen continuous ``scipy.stats`` law with one parameter set per row (gamma, Student's
     t, log-normal, ...): scipy's CDF, quantiles, density, moments and sampling; CRPS and W2 by
@@ -52,6 +62,11 @@ Families
   components' W2 as ground cost, by exact optimal transport (closed forms for two components,
   a vectorised transportation simplex otherwise; see :class:`Mixture`).
 * Categorical: with the discrete metric ``1{y != y'}`` on classes, ``W2 = sqrt(TV(p, p'))``.
+* Empirical: ``int_0^1 (Q(u) - Q'(u))^2 du`` of the step quantile functions, exact (merged
+  breakpoints; equal weights: the sorted draws' root-mean-square difference, an embedding).
+* Quantiles: the same integral of the piecewise-linear quantile functions, exact (a quadratic
+  form in the knots: an embedding per set of levels; the union of levels otherwise).
+* ScipyDistribution: the same integral by a 256-node Gauss--Legendre rule.
 * Recalibrated: ``W2^2 = int_0^1 (G^{-1}(tau) - G'^{-1}(tau))^2 dtau``. With a Normal or Laplace
   base, rows are ``m + s Q(tau)`` for one standardised quantile function ``Q`` per map, and
   ``W2^2 = (mean - mean')^2 + (sd - sd')^2 + 2 s s' (sigma sigma' - cov(Q, Q'))`` (0 for the last
