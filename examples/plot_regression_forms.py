@@ -67,9 +67,10 @@ quantile_models = [
 # column per level, form a ``Quantiles`` (crossing quantiles, which separately fitted models
 # can produce, are sorted per row).
 
+# The trees' predictions, stacked as the columns of an Empirical.
 # TODO(lead): skcalib.scorers.predict_distribution(forest, X) and
-# predict_distribution(quantile_models, X, levels=...) once they recognise fitted ensembles and
-# lists of quantile regressors; until then the members' predictions are stacked here.
+# predict_distribution(quantile_models, X) (levels read from each model) once they recognise
+# fitted ensembles and lists of quantile regressors (h-adapters).
 def forest_prediction(X):
     return Empirical(np.column_stack([tree.predict(X) for tree in forest.estimators_]))
 
@@ -94,6 +95,8 @@ coverage_levels = [0.5, 0.8, 0.9]
 
 
 def summary(y_true, pred):
+    # TODO(lead): pit_test(..., random_state=0) once it takes it (the randomised PIT of a target
+    # that equals a tree's prediction), so that the printed p-values are reproducible
     row = {"CRPS": crps(y_true, pred), "PIT test p": pit_test(y_true, pred).pvalue}
     row.update({f"coverage {lv:.0%}": c
                 for lv, c in zip(coverage_levels,
@@ -117,7 +120,7 @@ print(f"\nSKCE of the forest: {skce_forest:.3g}")
 # %%
 # The forest's intervals cover far fewer targets than their levels: its trees agree with each
 # other much more than the targets agree with them. The quantile models are closer, but their
-# intervals are too narrow as well: on 242 training samples the fitted quantiles are pulled
+# intervals are too narrow as well: on 202 training samples the fitted quantiles are pulled
 # towards the data they were fitted on.
 #
 # Repair
@@ -132,8 +135,9 @@ print(f"\nSKCE of the forest: {skce_forest:.3g}")
 # For the central interval between the levels ``tau`` and ``1 - tau``, the conformity score of
 # a calibration target is how far it falls outside the interval (negative inside); both bounds
 # are widened by the ``(1 - alpha)(1 + 1/n)`` empirical quantile of the scores, which
-# guarantees a coverage of at least ``1 - alpha = 1 - 2 tau`` on new data.
-#
+# guarantees a coverage of at least ``1 - alpha = 1 - 2 tau`` on new data (on average over
+# calibration splits; any one split can fall short by chance).
+
 # TODO(lead): replace both hand-written repairs by the spread-scaling and the conformal
 # quantile recalibrators of skcalib.recalibration (fit(predictions, y), transform(predictions)).
 
