@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from .._expectations import check_targets
+from .._problems.univariate import is_univariate
 from ..distributions import Categorical, Empirical, as_distribution
 from ..metrics import crps, miscalibration_area, nll, pit, quantile_calibration_error
 from ..stats import adjust_pvalues, coverage_test, mean_score_ci, pit_mean_test, pit_test
@@ -108,6 +109,25 @@ def _no_density_note(dist):
             "so there is no likelihood to score; compare models by the CRPS")
 
 
+def _outside_support_note(y, dist):
+    """The NLL row's note when targets fall outside the bounded support of their predictions
+    (the linear tails of ``Quantiles`` end at levels 0 and 1), where the density is 0 and the
+    NLL infinite; None for families with unbounded support or when no target is outside."""
+    if not is_univariate(dist):
+        return None
+    with np.errstate(invalid="ignore"):
+        low, high = dist.ppf(0.0), dist.ppf(1.0)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        return None
+    outside = int(np.sum((y < low) | (y > high)))
+    if outside == 0:
+        return None
+    return (f"infinite: {outside} of the {y.size} targets fall outside the range their "
+            f"{type(dist).__name__} predictions allow (for quantiles: beyond the linear tails "
+            "past the outermost levels), where the predicted density is 0; compare models by "
+            "the CRPS")
+
+
 def _scores_section(y, dist, univariate, confidence_level):
     # a score that the metric refuses (point predictions have no density; a value beyond the
     # float range) is shown as n/a with the metric's reason, never as inf; a family without a
@@ -119,7 +139,8 @@ def _scores_section(y, dist, univariate, confidence_level):
         except TypeError:
             pass
         except ValueError as exc:
-            rows = [ReportRow("NLL", None, note=f"n/a: {exc}")]
+            rows = [ReportRow("NLL", None, note=_outside_support_note(y, dist)
+                              or f"n/a: {exc}")]
     if univariate:
         try:
             scores = crps(y, dist, reduction="none")

@@ -98,10 +98,36 @@ def test_quantiles_report_runs_every_section_it_can():
             skce_test(y, q, n_resamples=50, random_state=0).pvalue)
     else:
         assert kernel.rows == [] and kernel.verdict.startswith("Not computed: ")
+    # the NLL: a value, or the reason in words (no density; targets outside the support)
     nll_row = report["scores"]["NLL"]
-    assert nll_row.value is not None or nll_row.note.startswith("not defined: Quantiles")
+    assert nll_row.value is not None or nll_row.note.startswith(
+        ("not defined: Quantiles", "infinite: "))
     assert not any(note.startswith("n/a") for note in _notes(report))
     assert not report.verdict.startswith("Evidence"), report.verdict
+
+
+def test_targets_outside_bounded_support_are_explained(monkeypatch):
+    # quantiles with linear tails have a bounded support: a target beyond it has density 0, so
+    # the NLL is infinite (the metric refuses it); the note says so and counts the targets
+    mu, sigma, y, _ = _data(9)
+    q = _quantiles(mu, sigma, scale=0.5)
+    low, high = q.ppf(0.0), q.ppf(1.0)
+    outside = int(np.sum((y < low) | (y > high)))
+    assert outside > 0
+
+    def refusing_nll(y_true, y_pred, **kwargs):
+        raise ValueError("the NLL of y_true under y_pred is not a finite number")
+
+    monkeypatch.setattr(_regression, "nll", refusing_nll)
+    monkeypatch.setattr(type(q), "log_pdf", lambda self, y: np.zeros(self.n_samples),
+                        raising=False)
+    row = _regression._scores_section(y, q, True, 0.95)["NLL"]
+    assert row.value is None
+    assert row.note.startswith(f"infinite: {outside} of the {N} targets fall outside the range "
+                               "their Quantiles predictions allow")
+    # unbounded families keep the metric's own reason
+    row = _regression._scores_section(y, Normal(mu, sigma), True, 0.95)["NLL"]
+    assert row.note == "n/a: the NLL of y_true under y_pred is not a finite number"
 
 
 def test_too_wide_quantiles_are_flagged():
