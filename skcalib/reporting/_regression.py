@@ -112,12 +112,14 @@ def _no_density_note(dist):
 def _outside_support_note(y, dist):
     """The NLL row's note when targets fall outside the bounded support of their predictions
     (the linear tails of ``Quantiles`` end at levels 0 and 1), where the density is 0 and the
-    NLL infinite; None for families with unbounded support or when no target is outside."""
+    NLL infinite; None for families with unbounded support, point predictions, or when no
+    target is outside."""
     if not is_univariate(dist):
         return None
     with np.errstate(invalid="ignore"):
         low, high = dist.ppf(0.0), dist.ppf(1.0)
-    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+    # (a point prediction, low == high, has no density at all: the metric says so)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
         return None
     outside = int(np.sum((y < low) | (y > high)))
     if outside == 0:
