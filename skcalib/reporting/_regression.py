@@ -203,9 +203,23 @@ def _coverage_section(y, dist, confidence_level):
                               note="p: binomial test"))
         if p_adj < alpha:
             (narrow if cov < lev else wide).append((lev, cov, ci, p_adj))
-    verdict = coverage_verdict(narrow, wide, COVERAGE_LEVELS, alpha)
+    verdict = coverage_verdict(narrow, wide, COVERAGE_LEVELS, alpha) + _few_draws_note(dist)
     return (ReportSection("coverage", "Interval coverage", rows, verdict),
             float(np.min(adjusted)))
+
+
+def _few_draws_note(dist):
+    """For draws and ensembles with too few members to reach the reported levels: why."""
+    if not isinstance(dist, Empirical):
+        return ""
+    m = dist.n_draws
+    reach = (m - 1) / (m + 1)
+    if max(COVERAGE_LEVELS) <= reach:
+        return ""
+    return (f" Each prediction has {m} draws: a target that behaves like one more draw lies "
+            f"outside all of them with probability 2/{m + 1} ({pct(2 / (m + 1))}), so with these "
+            f"draws no central interval covers more than about {pct(reach)} of such targets; "
+            "more draws (or wider ones) are needed to reach the higher levels.")
 
 
 def _quantile_section(y, dist):

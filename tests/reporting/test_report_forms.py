@@ -75,6 +75,19 @@ def test_empirical_nll_is_explained_in_words():
     assert "no probability density" in report.to_html()
 
 
+def test_few_draws_are_explained_in_the_coverage_verdict():
+    # 10 draws: a target like one more draw is outside all of them with probability 2/11, so
+    # the 90% and 95% intervals cannot reach their levels; the verdict says so in words
+    mu, sigma, y, rng = _data(10)
+    report = calibration_report(_ensemble(mu, sigma, rng, m=10), y=y, **FAST)
+    verdict = report["coverage"].verdict
+    assert "Each prediction has 10 draws" in verdict and "2/11 (18.2%)" in verdict
+    assert "about 81.8%" in verdict
+    # enough draws for the 95% level (m >= 39): no note
+    report = calibration_report(_ensemble(mu, sigma, rng, m=40), y=y, **FAST)
+    assert "draws:" not in report["coverage"].verdict
+
+
 def test_too_narrow_ensemble_is_flagged():
     mu, sigma, y, rng = _data(2)
     report = calibration_report(_ensemble(mu, sigma, rng, scale=0.5), y=y, **FAST)
