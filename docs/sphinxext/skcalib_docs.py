@@ -27,6 +27,7 @@ FIRST_EXAMPLES = (
     "plot_local_calibration.py",
     "plot_regression_calibration.py",
     "plot_toolbox_regression.py",
+    "plot_regression_forms.py",
     "plot_estimation.py",
 )
 

@@ -4,8 +4,9 @@ import numpy as np
 
 from ._base import (check_display_array, check_display_number, check_kwargs, check_name,
                     diagonal, draw_with, estimator_name, get_axes, user_names)
-from ._regression import (DEFAULT_COVERAGE_LEVELS, ESTIMATOR_NAMES, check_coverage_params,
-                          coverage_data, finish_legend, regression_prediction)
+from ._regression import (DEFAULT_COVERAGE_LEVELS, ESTIMATOR_NAMES, bounds_coverage_data,
+                          check_bounds_params, check_coverage_params, coverage_data,
+                          finish_legend, regression_prediction)
 
 __all__ = ["IntervalCoverageDisplay"]
 
@@ -23,7 +24,9 @@ class IntervalCoverageDisplay:
     noise at that level. The coverages at several levels come from the same samples and are
     dependent.
 
-    Build it with :meth:`from_predictions` or :meth:`from_estimator`.
+    Build it with :meth:`from_predictions` or :meth:`from_estimator` from predictive
+    distributions, or with :meth:`from_bounds` from the lower and upper bounds of prediction
+    intervals (conformal or quantile-regression intervals, one or several levels).
     The constructor only stores its arguments (as scikit-learn's Displays do); :meth:`plot`
     checks them before drawing and refuses bad data (lengths that disagree, NaN, unsorted
     edges, levels outside (0, 1), ...) with a ``ValueError`` naming the parameter.
@@ -143,7 +146,8 @@ class IntervalCoverageDisplay:
             Real targets.
         y_pred : Distribution or array-like of shape (n_samples, 2)
             Univariate predictive distributions (Normal, Laplace, a Mixture of them,
-            Recalibrated, ...), or predicted means and standard deviations (read as Normal).
+            Recalibrated, draws or ensemble members as ``Empirical``, predicted quantiles as
+            ``Quantiles``, ...), or predicted means and standard deviations (read as Normal).
         levels : array-like of shape (n_levels,), default=(0.1, 0.2, ..., 0.9, 0.95, 0.99)
             Nominal levels in (0, 1).
         confidence_level : float, default=0.95
@@ -214,3 +218,67 @@ class IntervalCoverageDisplay:
             return cls.from_predictions(y, dist, levels=levels, confidence_level=confidence_level,
                                         sample_weight=sample_weight, name=name, ax=ax,
                                         errorbar_kwargs=errorbar_kwargs)
+
+    @classmethod
+    def from_bounds(cls, y_true, y_interval, *, level=None, confidence_level=0.95,
+                    sample_weight=None, name=None, ax=None, errorbar_kwargs=None):
+        """Observed coverage of prediction intervals given by their lower and upper bounds.
+
+        The coverage at each level is :func:`skcalib.interval_bounds_coverage` (the fraction of
+        targets with ``lower <= y <= upper``), with its Clopper--Pearson interval, drawn against
+        the nominal level as :meth:`from_predictions` draws central intervals. Here an
+        ``(n_samples, 2)`` array always holds ``[lower, upper]`` (in :meth:`from_predictions`
+        it holds ``[mean, std]`` of normal predictions).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_samples,)
+            Real targets.
+        y_interval : array-like of shape (n_samples, 2) or dict
+            Bounds ``[lower, upper]`` of one interval per sample at the nominal level
+            ``level``, or a dict ``{level: (n_samples, 2) array}`` of intervals at several
+            levels (one point per level).
+        level : float, default=None
+            Nominal coverage in (0, 1) of the intervals of an array ``y_interval``; required
+            for an array, None for a dict (its keys are the levels).
+        confidence_level : float, default=0.95
+            Coverage of the Clopper--Pearson intervals, in (0, 1).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights: weighted coverages, and the total weight as the number of trials
+            of the intervals.
+        name : str, default=None
+            Legend name of the model.
+        ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure if None.
+        errorbar_kwargs : dict, default=None
+            Passed to ``ax.errorbar``.
+
+        Returns
+        -------
+        IntervalCoverageDisplay
+
+        Raises
+        ------
+        TypeError
+            If ``level`` is missing for an array or given with a dict.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skcalib.plotting import IntervalCoverageDisplay
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.normal(size=400)
+        >>> bounds = {0.5: np.tile([-0.674, 0.674], (400, 1)),
+        ...           0.9: np.tile([-1.645, 1.645], (400, 1))}
+        >>> display = IntervalCoverageDisplay.from_bounds(y, bounds, name="N(0, 1) intervals")
+        >>> display.levels, display.coverage.round(3)
+        (array([0.5, 0.9]), array([0.5  , 0.922]))
+        """
+        level, confidence_level = check_bounds_params(y_interval, level, confidence_level, name,
+                                                      ax, errorbar_kwargs)
+        levels, coverage, low, high, n_trials = bounds_coverage_data(
+            y_true, y_interval, level, confidence_level=confidence_level,
+            sample_weight=sample_weight)
+        display = cls(levels, coverage, low, high, confidence_level=confidence_level,
+                      n_trials=n_trials, name=name)
+        return display.plot(ax=ax, errorbar_kwargs=errorbar_kwargs)

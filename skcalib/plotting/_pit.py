@@ -175,7 +175,8 @@ class PITHistogramDisplay:
             Real targets.
         y_pred : Distribution or array-like of shape (n_samples, 2)
             Univariate predictive distributions (Normal, Laplace, a Mixture of them,
-            Recalibrated, ...), or predicted means and standard deviations (read as Normal).
+            Recalibrated, draws or ensemble members as ``Empirical``, predicted quantiles as
+            ``Quantiles``, ...), or predicted means and standard deviations (read as Normal).
         bins : int or array-like of shape (n_bins + 1,), default=20
             Number of equal-width bins on ``[0, 1]``, or edges strictly increasing from 0 to 1.
             Bins are half-open ``[a, b)``, the last one closed.

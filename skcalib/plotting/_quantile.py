@@ -176,7 +176,8 @@ class QuantileCalibrationDisplay:
             Real targets.
         y_pred : Distribution or array-like of shape (n_samples, 2)
             Univariate predictive distributions (Normal, Laplace, a Mixture of them,
-            Recalibrated, ...), or predicted means and standard deviations (read as Normal).
+            Recalibrated, draws or ensemble members as ``Empirical``, predicted quantiles as
+            ``Quantiles``, ...), or predicted means and standard deviations (read as Normal).
         quantiles : None, int or array-like of shape (n_quantiles,), default=None
             The expected proportions drawn: None for ``np.linspace(0, 1, 101)``, else as in
             :func:`skcalib.quantile_calibration_curve` (an integer ``m`` for

@@ -7,7 +7,9 @@ arguments, the data they draw and the bands of a calibrated model.
 Every number drawn comes from :mod:`skcalib.metrics` (:func:`~skcalib.pit`,
 :func:`~skcalib.quantile_calibration_curve`, :func:`~skcalib.miscalibration_area`,
 :func:`~skcalib.interval_coverage`) through :func:`pit_histogram_data`,
-:func:`quantile_curve_data` and :func:`coverage_data`; this module adds the reference bands
+:func:`quantile_curve_data` and :func:`coverage_data` (:func:`bounds_coverage_data` for
+intervals given by their bounds, :func:`~skcalib.interval_bounds_coverage`); this module adds
+the reference bands
 (:func:`pit_histogram_band`, :func:`quantile_curve_band`).
 
 Sample weights are **frequency weights** wherever a band or an interval is computed, as in
@@ -29,14 +31,16 @@ from .._validation import (
 from ..distributions import as_distribution
 from .._problems.univariate import check_grid, check_levels, is_univariate
 from .._problems.reliability import binomial_interval
-from ..metrics import interval_coverage, miscalibration_area, pit, quantile_calibration_curve
+from ..metrics import (interval_bounds_coverage, interval_coverage, miscalibration_area, pit,
+                       quantile_calibration_curve)
 from ._base import (check_ax, check_display_array, check_display_number, check_display_option,
                     check_kwargs, check_name, check_rows, distribution_of)
 
 __all__ = ["BANDS", "DEFAULT_COVERAGE_LEVELS", "ESTIMATOR_NAMES", "check_pit_params",
            "check_quantile_params", "check_coverage_params", "regression_prediction",
            "check_band_arrays", "shared_band", "finish_legend", "pit_histogram_band",
-           "pit_histogram_data", "quantile_curve_band", "quantile_curve_data", "coverage_data"]
+           "pit_histogram_data", "quantile_curve_band", "quantile_curve_data", "coverage_data",
+           "check_bounds_params", "bounds_coverage_data"]
 
 BANDS = ("pointwise", "simultaneous")
 #: The default nominal levels of :class:`~skcalib.plotting.IntervalCoverageDisplay`.
@@ -343,3 +347,39 @@ def coverage_data(y_true, y_pred, levels, *, confidence_level, sample_weight):
     low, high = binomial_interval(coverage, np.full(coverage.shape, n_trials),
                                    confidence_level, "clopper-pearson")
     return coverage, low, high, n_trials
+
+
+def check_bounds_params(y_interval, level, confidence_level, name, ax, errorbar_kwargs):
+    """Every argument of the coverage of interval bounds but the data, checked before any work:
+    ``level`` is required for an array ``y_interval`` and must be None for a dict (whose keys
+    are the levels). Returns ``(level as a float or None, confidence_level)``."""
+    if isinstance(y_interval, dict):
+        if level is not None:
+            raise TypeError("level must be None when y_interval is a dict: its keys are the "
+                            f"levels; got level={level!r}.")
+    elif level is None:
+        raise TypeError("level is required for an array y_interval: the nominal coverage of "
+                        "its intervals, in (0, 1).")
+    else:
+        if isinstance(level, (bool, np.bool_)) or np.ndim(level) != 0:
+            raise TypeError(f"level must be a real number in (0, 1); got {level!r:.60}.")
+        level = float(check_levels(level, "level"))
+    _, confidence_level = check_coverage_params(0.5, confidence_level, name, ax, errorbar_kwargs)
+    return level, confidence_level
+
+
+def bounds_coverage_data(y_true, y_interval, level, *, confidence_level, sample_weight):
+    """The data of the coverage of intervals given by their bounds: ``(levels, coverage,
+    ci_low, ci_high, n_trials)``, from :func:`skcalib.interval_bounds_coverage` (an
+    ``(n_samples, 2)`` array at ``level``, or a dict ``{level: bounds}``) and the
+    Clopper--Pearson interval of each coverage with ``n_trials`` trials."""
+    cov = interval_bounds_coverage(y_true, y_interval, sample_weight=sample_weight)
+    if isinstance(cov, dict):
+        levels = np.array(list(cov), dtype=np.float64)
+        coverage = np.array(list(cov.values()), dtype=np.float64)
+    else:
+        levels, coverage = np.array([level]), np.array([cov])
+    n_trials = float(_weights_and_trials(sample_weight, np.shape(y_true)[0])[1])
+    low, high = binomial_interval(coverage, np.full(coverage.shape, n_trials),
+                                  confidence_level, "clopper-pearson")
+    return levels, coverage, low, high, n_trials

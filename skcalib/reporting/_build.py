@@ -36,6 +36,11 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
     decompositions; the calibration slope and intercept. Probabilistic regressors (predictive
     distributions) get: the SKCE with its test and interval; NLL and CRPS; the PIT test; the
     coverage of central intervals; the quantile calibration error and miscalibration area.
+    Sample-based predictions (draws, ensemble members:
+    :class:`~skcalib.distributions.Empirical`) and predicted quantiles
+    (:class:`~skcalib.distributions.Quantiles`) get every section their family supports; a
+    number a family cannot give (the NLL of draws, which have no density) is left empty with
+    the reason in its note.
 
     Parameters
     ----------
@@ -43,7 +48,8 @@ def calibration_report(estimator_or_predictions, X=None, y=None, *, task="auto",
         A fitted classifier (``predict_proba(X)``) or probabilistic regressor (its predictive
         distribution by :func:`skcalib.scorers.predict_distribution`), with its inputs ``X``; or
         the predictions themselves: class probabilities (``(n,)`` P(positive) or ``(n, 2)`` for
-        a binary problem, ``(n, n_classes)``) or a :mod:`skcalib.distributions` object. An
+        a binary problem, ``(n, n_classes)``) or a :mod:`skcalib.distributions` object
+        (``Normal``, ``Empirical``, ``Quantiles``, ...). An
         ``(n, 2)`` array is read as binary probabilities unless ``task="regression"``, which
         reads it as ``[mean, std]`` of normal predictions.
     X : array-like, default=None

@@ -5,16 +5,24 @@ and for univariate predictions the PIT (:func:`skcalib.stats.pit_test`,
 :func:`skcalib.stats.pit_mean_test`), interval coverage (:func:`skcalib.stats.coverage_test` at
 the :data:`COVERAGE_LEVELS`, Bonferroni-adjusted) and quantile calibration.
 
+Every univariate family gets every section it supports. Where a family lacks what a section
+needs, the section stays in the report and says so in plain words instead of a number: the NLL
+of predictions without a density (draws and ensembles, :class:`~skcalib.distributions.Empirical`),
+the kernel test of a family without a Wasserstein distance between predictions (the kernel on
+predictions needs it).
+
 ``regression_report(predictions, y, name, **settings)`` returns the :class:`CalibrationReport`;
 the prose of each section is written by :mod:`._verdicts`.
 """
 
+import inspect
 import math
 
 import numpy as np
 
 from .._expectations import check_targets
-from ..distributions import Categorical, as_distribution
+from .._problems.univariate import is_univariate
+from ..distributions import Categorical, Empirical, as_distribution
 from ..metrics import crps, miscalibration_area, nll, pit, quantile_calibration_error
 from ..stats import adjust_pvalues, coverage_test, mean_score_ci, pit_mean_test, pit_test
 from ._format import pct
@@ -47,12 +55,16 @@ def regression_report(predictions, y, name, *, n_bins, confidence_level, n_resam
     check_n_samples(n)
     alpha = 1.0 - confidence_level
     univariate = dist.dim is None
-    sections = [kernel_section(y_arr, dist, {}, n, confidence_level, n_resamples, random_state,
-                               n_jobs),
-                _scores_section(y_arr, dist, univariate, confidence_level)]
-    tests = [("SKCE test", sections[0]["SKCE"].pvalue, "kernel", "SKCE")]
+    tests = []
+    if _has_wasserstein(dist):
+        kernel = kernel_section(y_arr, dist, {}, n, confidence_level, n_resamples, random_state,
+                                n_jobs)
+        tests.append(("SKCE test", kernel["SKCE"].pvalue, "kernel", "SKCE"))
+    else:
+        kernel = _kernel_unavailable(dist)
+    sections = [kernel, _scores_section(y_arr, dist, univariate, confidence_level)]
     if univariate:
-        pit_section, ks = _pit_section(y_arr, dist, alpha)
+        pit_section, ks = _pit_section(y_arr, dist, alpha, random_state)
         coverage, coverage_p = _coverage_section(y_arr, dist, confidence_level)
         sections += [pit_section, coverage, _quantile_section(y_arr, dist)]
         tests += [("PIT test", ks.pvalue, "pit", "KS statistic"),
@@ -69,13 +81,68 @@ def regression_report(predictions, y, name, *, n_bins, confidence_level, n_resam
                              data=data)
 
 
+def _has_wasserstein(dist):
+    """Whether the family of ``dist`` has a Wasserstein distance between its predictions (the
+    kernel on predictions of the SKCE needs it), asked through the public method."""
+    try:
+        dist[:1].wasserstein(dist[:1])
+    except (TypeError, NotImplementedError):
+        return False
+    return True
+
+
+def _kernel_unavailable(dist):
+    """The kernel section of a family without a Wasserstein distance: no rows, the reason."""
+    family = type(dist).__name__
+    verdict = (f"Not computed: the kernel calibration test compares predictions with each other "
+               f"by the Wasserstein distance between them, and skcalib has no such distance for "
+               f"{family} predictions yet. The PIT, coverage and quantile sections below test "
+               f"calibration without it.")
+    return ReportSection("kernel", "Kernel calibration test (SKCE)", [], verdict)
+
+
+def _no_density_note(dist):
+    """The NLL row's note for a family without a density, in words."""
+    why = (" (an ensemble or a set of draws is a finite set of points)"
+           if isinstance(dist, Empirical) else "")
+    return (f"not defined: {type(dist).__name__} predictions have no probability density{why}, "
+            "so there is no likelihood to score; compare models by the CRPS")
+
+
+def _outside_support_note(y, dist):
+    """The NLL row's note when targets fall outside the bounded support of their predictions
+    (the linear tails of ``Quantiles`` end at levels 0 and 1), where the density is 0 and the
+    NLL infinite; None for families with unbounded support, point predictions, or when no
+    target is outside."""
+    if not is_univariate(dist):
+        return None
+    with np.errstate(invalid="ignore"):
+        low, high = dist.ppf(0.0), dist.ppf(1.0)
+    # (a point prediction, low == high, has no density at all: the metric says so)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
+        return None
+    outside = int(np.sum((y < low) | (y > high)))
+    if outside == 0:
+        return None
+    return (f"infinite: {outside} of the {y.size} targets fall outside the range their "
+            f"{type(dist).__name__} predictions allow (for quantiles: beyond the linear tails "
+            "past the outermost levels), where the predicted density is 0; compare models by "
+            "the CRPS")
+
+
 def _scores_section(y, dist, univariate, confidence_level):
     # a score that the metric refuses (point predictions have no density; a value beyond the
-    # float range) is shown as n/a with the metric's reason, never as inf
-    try:
-        rows = [ReportRow("NLL", nll(y, dist), note="mean negative log density")]
-    except ValueError as exc:
-        rows = [ReportRow("NLL", None, note=f"n/a: {exc}")]
+    # float range) is shown as n/a with the metric's reason, never as inf; a family without a
+    # density (no log_pdf, or one that raises a TypeError, as Empirical's) says so in words
+    rows = [ReportRow("NLL", None, note=_no_density_note(dist))]
+    if callable(getattr(dist, "log_pdf", None)):
+        try:
+            rows = [ReportRow("NLL", nll(y, dist), note="mean negative log density")]
+        except TypeError:
+            pass
+        except ValueError as exc:
+            rows = [ReportRow("NLL", None, note=_outside_support_note(y, dist)
+                              or f"n/a: {exc}")]
     if univariate:
         try:
             scores = crps(y, dist, reduction="none")
@@ -97,10 +164,19 @@ def _mean_interval(scores, confidence_level):
     return (low, high) if math.isfinite(low) and math.isfinite(high) else (None, None)
 
 
-def _pit_section(y, dist, alpha):
+def _random_state_if_taken(func, random_state):
+    """``{"random_state": random_state}`` if ``func`` takes it (the randomised PIT of the atoms
+    of draws and ensembles), else ``{}``."""
+    # TODO(lead): once pit and pit_test take random_state (h-empirical), pass it directly
+    if "random_state" in inspect.signature(func).parameters:
+        return {"random_state": random_state}
+    return {}
+
+
+def _pit_section(y, dist, alpha, random_state=None):
     """The PIT section and its uniformity test."""
-    u = pit(y, dist)
-    ks = pit_test(y, dist, method="ks")
+    u = pit(y, dist, **_random_state_if_taken(pit, random_state))
+    ks = pit_test(y, dist, method="ks", **_random_state_if_taken(pit_test, random_state))
     mean_test = pit_mean_test(y, dist)
     mean_pit = float(np.mean(u))
     tails = float(np.mean((u < 0.05) | (u > 0.95)))
@@ -127,9 +203,23 @@ def _coverage_section(y, dist, confidence_level):
                               note="p: binomial test"))
         if p_adj < alpha:
             (narrow if cov < lev else wide).append((lev, cov, ci, p_adj))
-    verdict = coverage_verdict(narrow, wide, COVERAGE_LEVELS, alpha)
+    verdict = coverage_verdict(narrow, wide, COVERAGE_LEVELS, alpha) + _few_draws_note(dist)
     return (ReportSection("coverage", "Interval coverage", rows, verdict),
             float(np.min(adjusted)))
+
+
+def _few_draws_note(dist):
+    """For draws and ensembles with too few members to reach the reported levels: why."""
+    if not isinstance(dist, Empirical):
+        return ""
+    m = dist.n_draws
+    reach = (m - 1) / (m + 1)
+    if max(COVERAGE_LEVELS) <= reach:
+        return ""
+    return (f" Each prediction has {m} draws: a target that behaves like one more draw lies "
+            f"outside all of them with probability 2/{m + 1} ({pct(2 / (m + 1))}), so with these "
+            f"draws no central interval covers more than about {pct(reach)} of such targets; "
+            "more draws (or wider ones) are needed to reach the higher levels.")
 
 
 def _quantile_section(y, dist):

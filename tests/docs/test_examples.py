@@ -49,6 +49,23 @@ for name, p in predictions.items():  # the display draws the coverages printed
     display = IntervalCoverageDisplay.from_predictions(y_test, p, levels=levels)
     assert np.allclose(display.coverage, coverage[name])
 """,
+    "plot_regression_forms.py": """
+from skcalib.plotting import IntervalCoverageDisplay
+for name, pred in before.items():  # the display draws the coverages printed
+    display = IntervalCoverageDisplay.from_predictions(y_test, pred, levels=coverage_levels)
+    assert np.allclose(display.coverage, [rows_before[name][f"coverage {lv:.0%}"]
+                                          for lv in coverage_levels])
+# the forest is too confident and the repairs bring the coverage to the levels
+forest_before, forest_after = rows["random forest, before"], rows["random forest, after"]
+assert forest_before["PIT test p"] < 0.001 < 0.05 < forest_after["PIT test p"]
+assert forest_before["coverage 90%"] < 0.7 and abs(forest_after["coverage 90%"] - 0.9) < 0.05
+assert rows["quantile boosting, before"]["coverage 90%"] < 0.85
+assert rows["quantile boosting, after"]["coverage 90%"] >= 0.85
+assert skce_forest_after < 0.1 * skce_forest
+# the CQR bounds are the knots of the conformalized quantiles: the same coverage
+assert np.allclose(list(bounds_coverage.values()),
+                   interval_coverage(y_test, cqr, levels=list(bounds_coverage)))
+""",
     "plot_toolbox_classification.py": """
 for name, p in proba.items():
     # the count-weighted mean gap of the curve is the ECE of the same bins
