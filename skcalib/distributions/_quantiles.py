@@ -103,6 +103,7 @@ class Quantiles(Distribution):
     _family = "quantiles"
     dim = None
     _univariate = True
+    _bounded_support = True
 
     def __init__(self, values, levels, *, crossing="sort"):
         v = _float_array(values, "values", ndim=(2,))
@@ -196,7 +197,9 @@ class Quantiles(Distribution):
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.where(width > 0, np.clip((y - lo) / width, 0.0, 1.0),
                             (y >= lo).astype(np.float64))
-        return np.minimum(frac @ du, 1.0)
+        # beyond the support exactly 0 and 1 (the level widths need not sum to 1 in floats)
+        out = np.minimum(frac @ du, 1.0)
+        return np.where(y[:, 0] >= self._q[:, -1], 1.0, out)
 
     def ppf(self, q):
         """Quantile function: linear interpolation of the knots, linear tails.

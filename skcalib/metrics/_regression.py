@@ -275,13 +275,13 @@ def nll(y_true, y_pred, *, sample_weight=None):
     bad = ~np.isfinite(lp)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        row, yi = dist[i], np.ravel(y[i])[0]
-        if row._univariate and lp[i] == -np.inf and float(row.cdf(yi)[0]) in (0.0, 1.0):
+        yi = np.ravel(y[i])[0]
+        if dist._bounded_support and lp[i] == -np.inf:
             raise ValueError(
                 f"the NLL of y_true under y_pred is infinite: at row {i} y_true = "
                 f"{float(yi):.6g} lies outside the support of its prediction "
-                f"({type(dist).__name__}; e.g. Quantiles end at the linear tails beyond their "
-                "outermost levels), where the predicted density is 0. Score bounded predictions "
+                f"({type(dist).__name__}, whose support ends where its linear tails end, beyond "
+                "the outermost levels), where the predicted density is 0. Score bounded predictions "
                 "with crps, pinball_loss or the interval score instead.")
         raise ValueError(
             f"the NLL of y_true under y_pred is not a finite number: at row {i} (y_true = "
