@@ -160,9 +160,28 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
     Notes
     -----
     ``X`` is a univariate :mod:`skcalib.distributions` object (Normal, Laplace, a Mixture of
-    them, or a ``Recalibrated``), or an array of shape ``(n_samples, 2)`` with predicted means and
-    standard deviations read as a Normal. :meth:`transform` always returns a distribution (a
-    recalibrated Normal is not a Normal, so it has no ``[mean, std]`` form). PIT values of exactly
+    them, a ``Recalibrated``, an ``Empirical`` ensemble or ``Quantiles``), or an array of shape
+    ``(n_samples, 2)`` with predicted means and standard deviations read as a Normal.
+    :meth:`transform` always returns a distribution (a recalibrated Normal is not a Normal, so
+    it has no ``[mean, std]`` form). Two families stay in their family, exactly:
+
+    * ``Empirical`` -> ``Empirical`` with the same draws, reweighted so that the step CDF at
+      every draw is ``R`` of the old one. Its PIT values are the cumulative weights of the
+      draws, so ``R`` is fitted as the *left limit* of their empirical CDF, ``R(u) = P(PIT <
+      u)``: a target lies at or below the draw whose CDF is ``u`` exactly when its PIT is below
+      ``u``, so the recalibrated CDF at each draw is the frequency of targets at or below it
+      (for equal-weight ensembles; the top draw also takes the targets above all draws: an
+      empirical law has no mass outside its draws).
+    * ``Quantiles`` -> ``Quantiles``: ``F^{-1}(R^{-1}(p))`` is piecewise linear with kinks at
+      the values of ``R`` and at ``R`` of the levels, common to every row, so it is a
+      ``Quantiles`` at those levels (plus one level inside each tail, so that the linear tails
+      are exact); one level per knot of ``R`` (``n_knots`` bounds them).
+
+    Quantile recalibration maps *within* the support of the predictions: targets beyond the
+    extreme draws of an ensemble or the linear tails of ``Quantiles`` stay beyond them (their
+    PIT is 0 or 1 before and after). For predictions that are too narrow there, widen them
+    with :class:`SpreadScaling` (ensembles) or :class:`ConformalQuantileRecalibration`
+    (quantiles and intervals). PIT values of exactly
     0 or 1 (e.g. point predictions) add no knot; their weight counts in the empirical CDF.
     ``R`` is piecewise linear with a knot at every distinct fitted PIT value, so the recalibrated
     density is a step function of the PIT with as many steps: the CRPS and the quantiles are
@@ -239,7 +258,9 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
 
         Returns
         -------
-        Recalibrated
+        Recalibrated, Empirical or Quantiles
+            ``Recalibrated``, except for ``Empirical`` and ``Quantiles`` predictions, which stay
+            in their family (see Notes).
         """
         return self._recalibrate(X)
 
@@ -253,6 +274,6 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
 
         Returns
         -------
-        Recalibrated
+        Recalibrated, Empirical or Quantiles
         """
         return self._recalibrate(X)
