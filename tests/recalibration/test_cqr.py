@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from skcalib.distributions import Empirical, Normal, Quantiles
 from skcalib.recalibration import ConformalQuantileRecalibration, QuantileRecalibration
@@ -302,3 +303,49 @@ def test_quantile_recalibration_cannot_widen_beyond_the_support():
     cqr = ConformalQuantileRecalibration().fit(pred, y).transform(test)
     lo, hi = cqr.values[:, 0], cqr.values[:, 4]
     assert abs(np.mean((lo <= yt) & (yt <= hi)) - 0.9) < 0.01
+
+
+class _ShiftModel(RegressorMixin, BaseEstimator):
+    """A fitted 'model' of the data sets above: its predict_distribution reads the features
+    ``[mu, sigma]`` and returns the miscalibrated Quantiles (b = 0.3, c = 1/3)."""
+
+    def fit(self, X, y):
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+    def predict(self, X):
+        return X[:, 0] + 0.3
+
+    def predict_distribution(self, X):
+        X = np.asarray(X)
+        q = X[:, :1] + 0.3 + X[:, 1:2] / 3 * stats.norm.ppf(LEVELS)
+        return Quantiles(q, LEVELS)
+
+
+def test_split_conformal_through_the_meta_estimator():
+    """RecalibratedRegressor(FrozenEstimator(model), recalibrator="cqr") is split conformal
+    prediction: its corrections are those of the recalibrator fitted on the model's predictions
+    of the calibration data, and its coverage on fresh data is the nominal one."""
+    from sklearn.frozen import FrozenEstimator
+    from skcalib.recalibration import RecalibratedRegressor
+    rng = np.random.default_rng(13)
+
+    def draw(n):
+        sigma = SIGMAS[rng.integers(0, 3, size=n)]
+        mu = rng.normal(size=n)
+        return np.column_stack([mu, sigma]), mu + sigma * rng.standard_normal(n)
+
+    X, y = draw(1000)
+    meta = RecalibratedRegressor(FrozenEstimator(_ShiftModel()), recalibrator="cqr").fit(X, y)
+    direct = ConformalQuantileRecalibration().fit(_ShiftModel().predict_distribution(X), y)
+    np.testing.assert_array_equal(meta.recalibrators_[0].corrections_, direct.corrections_)
+    Xt, yt = draw(20000)
+    out = meta.predict_distribution(Xt)
+    covered = np.mean((out.values[:, 0] <= yt) & (yt <= out.values[:, 4]))
+    exact = _coverage(*direct.corrections_[0], 0.05, c=1 / 3)
+    assert abs(covered - exact) < 4 * math.sqrt(0.09 / 20000)
+    k = math.ceil(1001 * 0.9)
+    beta = stats.beta(k, 1001 - k)
+    assert abs(exact - beta.mean()) < 4 * beta.std()
