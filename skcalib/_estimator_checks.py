@@ -295,6 +295,39 @@ _RECALIBRATION["DistributionIdentityRecalibration"] = {
              "tests/recalibration/test_identity_and_names.py")
     for check, reason in _RECALIBRATION["DistributionTemperatureScaling"].items()}
 
+# ConformalQuantileRecalibration takes Quantiles predictions, interval bounds of shape
+# (n_samples, 2) with its `level` parameter (None by default, so an array is refused until a level
+# is given), or a dict of them; SpreadScaling takes Empirical ensembles only. Every generic check
+# fits on a plain numeric array, which both refuse (a ValueError naming the form, or a TypeError),
+# so these checks cannot pass; re-tested on valid input in tests/recalibration/test_cqr.py and
+# tests/recalibration/test_spread.py (input forms, weights, refits, pickling, errors).
+_FORM_CHECKS = [
+    "check_all_zero_sample_weights_error", "check_dict_unchanged",
+    "check_dont_overwrite_parameters", "check_dtype_object", "check_estimators_dtypes",
+    "check_estimators_fit_returns_self", "check_estimators_nan_inf",
+    "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_pipeline_consistency", "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input", "check_sample_weight_equivalence_on_dense_data",
+    "check_sample_weights_list", "check_sample_weights_not_an_array",
+    "check_sample_weights_not_overwritten", "check_sample_weights_pandas_series",
+    "check_sample_weights_shape", "check_transformer_data_not_an_array",
+    "check_transformer_general", "check_transformer_preserve_dtypes",
+]
+_RECALIBRATION["ConformalQuantileRecalibration"] = dict.fromkeys(
+    _FORM_CHECKS + ["check_estimator_sparse_array", "check_estimator_sparse_matrix"],
+    "the check fits on a numeric array that is not interval bounds with a level (the default "
+    "level=None refuses an array of bounds; other column counts are refused too), nor Quantiles "
+    "predictions; re-tested on valid input in tests/recalibration/test_cqr.py.")
+_RECALIBRATION["SpreadScaling"] = dict.fromkeys(
+    _FORM_CHECKS,
+    "the check fits on a numeric array; SpreadScaling takes Empirical ensembles (distribution "
+    "objects) only and refuses arrays with a TypeError; re-tested on valid input in "
+    "tests/recalibration/test_spread.py.")
+
 #: ``{estimator class name: {check name: reason}}``.
 EXPECTED_FAILED_CHECKS = {
     **dict.fromkeys(["CalibrationError", "SKCE", "MMCE", "UCME"], _METRICS),

@@ -21,6 +21,11 @@
   Laplace: scale times ``T``; mixtures component-wise), with closed-form NLL optima.
 * :class:`QuantileRecalibration` -- Kuleshov et al. (2018): a monotone map of the PIT (isotonic
   regression of its empirical CDF) for univariate predictive distributions.
+* :class:`ConformalQuantileRecalibration` -- conformalized quantile regression (Romano,
+  Patterson and Candes 2019): the central intervals of ``Quantiles`` predictions, or given
+  interval bounds, corrected to a finite-sample marginal coverage guarantee.
+* :class:`SpreadScaling` -- the members of an ``Empirical`` ensemble moved away from (or
+  toward) their mean by one factor, fitted by the exact CRPS optimum or the Gaussian NLL.
 * :class:`RecalibratedClassifier`, :class:`RecalibratedRegressor` -- cross-fitted
   meta-estimators (like :class:`sklearn.calibration.CalibratedClassifierCV`), also for
   :class:`~sklearn.frozen.FrozenEstimator`.
@@ -39,6 +44,8 @@ from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._meta import PredictionTransformer, RecalibratedClassifier, RecalibratedRegressor
 from ._quantile import QuantileRecalibration
 from ._venn_abers import VennAbers
+from ._conformal import ConformalQuantileRecalibration
+from ._spread import SpreadScaling
 
 # The recalibrators by name, for the command line (not public API: not in __all__).
 from ._registry import CLASSIFIER_RECALIBRATORS, REGRESSOR_RECALIBRATORS, method_names
@@ -61,4 +68,6 @@ __all__ = [
     "DirichletCalibration",
     "IdentityRecalibration",
     "DistributionIdentityRecalibration",
+    "ConformalQuantileRecalibration",
+    "SpreadScaling",
 ]

@@ -31,7 +31,7 @@ from .._predictions import check_distribution_capable, predict_distribution
 from .._validation import (check_bool, check_class_labels, check_n_jobs, check_numeric,
                            check_option, check_sample_weight, length_mismatch_message,
                            user_stacklevel)
-from ..distributions import Mixture, concatenate
+from ..distributions import Empirical, Mixture, Quantiles, concatenate
 from ._base import ClassifierRecalibrator, check_input_features
 from ._checks import check_X_container
 from ._distribution import DistributionTemperatureScaling, pass_distributions_through_set_output
@@ -540,6 +540,29 @@ class RecalibratedClassifier(ClassifierMixin, _RecalibratedBase):
         return self.classes_[np.argmax(P, axis=1)]
 
 
+def _pool_folds(dists):
+    """The folds' predictions combined with equal weights: one :class:`Empirical` holding every
+    fold's draws (the exact mixture), the level-by-level average of :class:`Quantiles` (quantile
+    averaging: a mixture of such laws is not one), else a :class:`Mixture`."""
+    K = len(dists)
+    if all(isinstance(d, Empirical) for d in dists):
+        return Empirical(np.hstack([d.samples for d in dists]),
+                         np.hstack([d.weights for d in dists]) / K)
+    if all(isinstance(d, Quantiles) for d in dists):
+        both = concatenate(dists)   # every fold's rows at the union of the levels (exact)
+        n = dists[0].n_samples
+        return Quantiles(both.values.reshape(K, n, -1).mean(axis=0), both.levels)
+    weights, comps = [], []
+    for d in dists:
+        if isinstance(d, Mixture):
+            weights.append(d.weights / K)
+            comps.extend(d.components)
+        else:
+            weights.append(np.full((d.n_samples, 1), 1.0 / K))
+            comps.append(d)
+    return Mixture(np.hstack(weights), comps)
+
+
 class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
     """A probabilistic regressor whose predictive distributions are recalibrated.
 
@@ -559,7 +582,9 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         Fitted on ``(distributions, y)``; its ``transform`` must return distributions
         (default ``DistributionTemperatureScaling()``). A name selects a method with its
         defaults: ``"temperature"`` (:class:`DistributionTemperatureScaling`), ``"quantile"``
-        (:class:`QuantileRecalibration`) or ``"none"``
+        (:class:`QuantileRecalibration`), ``"cqr"`` (:class:`ConformalQuantileRecalibration`,
+        for ``Quantiles`` predictions), ``"spread"`` (:class:`SpreadScaling`, for ``Empirical``
+        ensembles) or ``"none"``
         (:class:`DistributionIdentityRecalibration`: no recalibration, the model fitted once on
         all the data, its predictive distributions returned exactly; ``cv`` and ``ensemble``
         are then not used).
@@ -568,7 +593,9 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
         model in ``FrozenEstimator``.
     ensemble : bool or "auto", default="auto"
         ``True``: one (model, recalibrator) pair per fold; the prediction is their equally
-        weighted mixture. ``False``: one recalibrator on the out-of-fold predictions of all
+        weighted mixture (for ``Empirical`` predictions one ``Empirical`` holding every fold's
+        draws, which is that mixture; for ``Quantiles`` the folds' quantiles averaged level by
+        level, as a mixture of quantile predictions is not one). ``False``: one recalibrator on the out-of-fold predictions of all
         samples and the model refitted on all data. ``"auto"``: ``False`` for a
         ``FrozenEstimator``, else ``True``.
     n_jobs : int, default=None
@@ -675,15 +702,7 @@ class RecalibratedRegressor(RegressorMixin, _RecalibratedBase):
                  for est, recal in zip(self.estimators_, self.recalibrators_)]
         if len(dists) == 1:
             return dists[0]
-        weights, comps = [], []
-        for d in dists:
-            if isinstance(d, Mixture):
-                weights.append(d.weights / len(dists))
-                comps.extend(d.components)
-            else:
-                weights.append(np.full((d.n_samples, 1), 1.0 / len(dists)))
-                comps.append(d)
-        return Mixture(np.hstack(weights), comps)
+        return _pool_folds(dists)
 
     def predict(self, X, return_std=False):
         """Predicted means and, with ``return_std=True``, recalibrated standard deviations.

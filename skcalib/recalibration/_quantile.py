@@ -6,17 +6,22 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
 from .._validation import check_sample_weight, check_scalar_param
-from ..distributions import Recalibrated
+from ..distributions import Empirical, Quantiles, Recalibrated
 from .._problems.univariate import is_univariate
 from ._checks import check_distribution_predictions, check_y_given
 from ._distribution import DistributionRecalibratorMixin, family_signature
 
 
-def pit_ecdf_map(u, w=None, n_knots=None):
+def pit_ecdf_map(u, w=None, n_knots=None, *, atoms=False):
     """Knots and values of the recalibration map: the (weighted) mid-distribution function of
     the PIT values ``u`` (``(rank - 1/2) / n``, ties averaged) at its distinct values, anchored
     at ``(0, 0)`` and ``(1, 1)``; samples of zero weight are left out (so integer weights act
     as repeated samples).
+
+    With ``atoms=True`` (predictions with a step CDF, whose PIT values are the cumulative
+    weights of their atoms) the values are the left limits of the empirical CDF instead,
+    ``P(PIT < u)``: a target lies at or below the atom whose CDF is ``u`` exactly when its PIT
+    is below ``u``, so ``R(u)`` is then the frequency of targets at or below that atom.
 
     The isotonic regression of these targets on ``u`` is the targets themselves at the distinct
     values (they are already non-decreasing in ``u``, and tied ``u`` share one value), so it is
@@ -34,8 +39,9 @@ def pit_ecdf_map(u, w=None, n_knots=None):
     last = np.r_[us[1:] != us[:-1], True]            # last position of each distinct value
     cum_v = cum[last]
     w_v = np.diff(np.r_[0.0, cum_v])                 # weight of each distinct value
-    # the mid-distribution function: half of each value's own weight below it
-    knots, values = us[last], (cum_v - 0.5 * w_v) / total
+    # the mid-distribution function: half of each value's own weight below it (or none of it:
+    # the left limit, for atoms)
+    knots, values = us[last], (cum_v - (1.0 if atoms else 0.5) * w_v) / total
     inner = (knots > 0.0) & (knots < 1.0)
     knots = np.r_[0.0, knots[inner], 1.0]
     values = np.r_[0.0, np.minimum(values[inner], 1.0), 1.0]
@@ -44,6 +50,48 @@ def pit_ecdf_map(u, w=None, n_knots=None):
         idx = np.unique(np.clip(np.searchsorted(values[1:-1], levels), 0, values.size - 3)) + 1
         knots, values = np.r_[0.0, knots[idx], 1.0], np.r_[0.0, values[idx], 1.0]
     return knots, values
+
+
+def reweighted_empirical(dist, knots, values):
+    """``R(F_i)`` of empirical predictions, exactly, as an :class:`Empirical`: the draws are
+    kept and draw ``k`` of row ``i`` (in sorted order, ``C_k`` the cumulative weight up to it)
+    gets the weight ``R(C_k) - R(C_{k-1})``, so that the step CDF at every draw is ``R`` of the
+    old one."""
+    x, w = dist.samples, dist.weights
+    order = np.argsort(x, axis=1, kind="stable")
+    cw = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
+    cw = np.minimum(cw / cw[:, -1:], 1.0)
+    cw[:, -1] = 1.0
+    G = np.interp(cw, knots, values)
+    G[:, -1] = 1.0
+    new = np.empty(x.shape)
+    np.put_along_axis(new, order, np.diff(G, axis=1, prepend=0.0), axis=1)
+    return Empirical(x, np.maximum(new, 0.0))
+
+
+def composed_quantiles(dist, knots, values):
+    """``R(F_i)`` of quantile predictions, exactly, as a :class:`Quantiles`.
+
+    The quantile function ``F_i^{-1}(R^{-1}(p))`` is piecewise linear with kinks only at the
+    levels ``p`` in ``values`` (the kinks of ``R^{-1}``) and ``R(levels)`` (the kinks of
+    ``F_i^{-1}``), the same for every row; it is linear below the first of them and above the
+    last, so one more level halfway into each tail makes the linear tails of the
+    :class:`Quantiles` family reproduce it exactly. ``R`` is strictly increasing here (the
+    map of :func:`pit_ecdf_map` without atoms), so its inverse is the interpolation.
+    """
+    tau = dist.levels
+    inner = np.unique(np.concatenate([values[1:-1], np.interp(tau, knots, values)]))
+    inner = inner[(inner > 0.0) & (inner < 1.0)]
+    p = np.concatenate([[0.5 * inner[0]], inner, [0.5 * (1.0 + inner[-1])]])
+    p = np.unique(p)
+    u = np.interp(p, values, knots)
+    # F_i^{-1} at the levels u: linear between its knots at 0, the levels and 1 (every row
+    # has the same knot levels, so one interpolation weight per level serves all rows)
+    grid = np.concatenate([[0.0], tau, [1.0]])
+    at = np.column_stack([dist.ppf(0.0), dist.values, dist.ppf(1.0)])
+    k = np.clip(np.searchsorted(grid, u, side="right") - 1, 0, grid.size - 2)
+    t = (u - grid[k]) / (grid[k + 1] - grid[k])
+    return Quantiles(at[:, k] + t * (at[:, k + 1] - at[:, k]), p)
 
 
 class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, BaseEstimator):
@@ -112,9 +160,28 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
     Notes
     -----
     ``X`` is a univariate :mod:`skcalib.distributions` object (Normal, Laplace, a Mixture of
-    them, or a ``Recalibrated``), or an array of shape ``(n_samples, 2)`` with predicted means and
-    standard deviations read as a Normal. :meth:`transform` always returns a distribution (a
-    recalibrated Normal is not a Normal, so it has no ``[mean, std]`` form). PIT values of exactly
+    them, a ``Recalibrated``, an ``Empirical`` ensemble or ``Quantiles``), or an array of shape
+    ``(n_samples, 2)`` with predicted means and standard deviations read as a Normal.
+    :meth:`transform` always returns a distribution (a recalibrated Normal is not a Normal, so
+    it has no ``[mean, std]`` form). Two families stay in their family, exactly:
+
+    * ``Empirical`` -> ``Empirical`` with the same draws, reweighted so that the step CDF at
+      every draw is ``R`` of the old one. Its PIT values are the cumulative weights of the
+      draws, so ``R`` is fitted as the *left limit* of their empirical CDF, ``R(u) = P(PIT <
+      u)``: a target lies at or below the draw whose CDF is ``u`` exactly when its PIT is below
+      ``u``, so the recalibrated CDF at each draw is the frequency of targets at or below it
+      (for equal-weight ensembles; the top draw also takes the targets above all draws: an
+      empirical law has no mass outside its draws).
+    * ``Quantiles`` -> ``Quantiles``: ``F^{-1}(R^{-1}(p))`` is piecewise linear with kinks at
+      the values of ``R`` and at ``R`` of the levels, common to every row, so it is a
+      ``Quantiles`` at those levels (plus one level inside each tail, so that the linear tails
+      are exact); one level per knot of ``R`` (``n_knots`` bounds them).
+
+    Quantile recalibration maps *within* the support of the predictions: targets beyond the
+    extreme draws of an ensemble or the linear tails of ``Quantiles`` stay beyond them (their
+    PIT is 0 or 1 before and after). For predictions that are too narrow there, widen them
+    with :class:`SpreadScaling` (ensembles) or :class:`ConformalQuantileRecalibration`
+    (quantiles and intervals). PIT values of exactly
     0 or 1 (e.g. point predictions) add no knot; their weight counts in the empirical CDF.
     ``R`` is piecewise linear with a knot at every distinct fitted PIT value, so the recalibrated
     density is a step function of the PIT with as many steps: the CRPS and the quantiles are
@@ -164,16 +231,21 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
         check_feature_names(self, X, reset=True)
         if not is_univariate(dist):
             raise TypeError("X must be univariate predictive distributions (Normal, Laplace, a "
-                            "Mixture of them, or an (n_samples, 2) array [mean, std]); got "
-                            f"{family_signature(dist)}.")
+                            "Mixture of them, Empirical, Quantiles, or an (n_samples, 2) array "
+                            f"[mean, std]); got {family_signature(dist)}.")
         y = check_targets(check_y_given(y), dist, name="y", pred_name="X")
         w = check_sample_weight(sample_weight, dist.n_samples, rescale=True)
-        self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots)
+        self.knots_, self.values_ = pit_ecdf_map(dist.cdf(y), w, self.n_knots,
+                                                 atoms=isinstance(dist, Empirical))
         self._record_family(dist, from_array)
         return self
 
     def _recalibrate(self, X):
         dist, _ = self._fitted_predictions(X)
+        if isinstance(dist, Empirical):
+            return reweighted_empirical(dist, self.knots_, self.values_)
+        if isinstance(dist, Quantiles):
+            return composed_quantiles(dist, self.knots_, self.values_)
         return Recalibrated(dist, self.knots_, self.values_)
 
     def transform(self, X):
@@ -186,7 +258,9 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
 
         Returns
         -------
-        Recalibrated
+        Recalibrated, Empirical or Quantiles
+            ``Recalibrated``, except for ``Empirical`` and ``Quantiles`` predictions, which stay
+            in their family (see Notes).
         """
         return self._recalibrate(X)
 
@@ -200,6 +274,6 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
 
         Returns
         -------
-        Recalibrated
+        Recalibrated, Empirical or Quantiles
         """
         return self._recalibrate(X)

@@ -11,11 +11,13 @@ is registered by adding its name here.
 
 from .._validation import did_you_mean
 from ._binary_maps import BetaCalibration, PlattScaling
+from ._conformal import ConformalQuantileRecalibration
 from ._binning_maps import HistogramBinning, IsotonicCalibration, ScalingBinning
 from ._distribution import DistributionTemperatureScaling
 from ._identity import DistributionIdentityRecalibration, IdentityRecalibration
 from ._linear_maps import DirichletCalibration, MatrixScaling, VectorScaling
 from ._quantile import QuantileRecalibration
+from ._spread import SpreadScaling
 from ._temperature import TemperatureScaling
 from ._venn_abers import VennAbers
 
@@ -43,6 +45,8 @@ CLASSIFIER_RECALIBRATORS = {
 REGRESSOR_RECALIBRATORS = {
     "temperature": DistributionTemperatureScaling,
     "quantile": QuantileRecalibration,
+    "cqr": ConformalQuantileRecalibration,
+    "spread": SpreadScaling,
     "none": DistributionIdentityRecalibration,
 }
 
@@ -54,14 +58,24 @@ IDENTITIES = (IdentityRecalibration, DistributionIdentityRecalibration)
 DISTRIBUTION_RECALIBRATORS = tuple(dict.fromkeys(REGRESSOR_RECALIBRATORS.values()))
 
 
-def method_names(registry):
+def method_names(registry, family=None):
     """The names of ``registry`` that are recalibration methods: each class once, under its first
     name (so without scikit-learn's alias ``"sigmoid"``), and without ``"none"``.
+
+    A method that recalibrates one form of predictions only says so in its class attribute
+    ``_families`` (``SpreadScaling``: ``("Empirical",)``; ``ConformalQuantileRecalibration``:
+    ``("Quantiles",)``); it is listed only when ``family`` names one of them. The default list
+    is thus the methods for parametric predictions such as the Normal ones on which the
+    command-line demo tries them (not every method of the list takes every family:
+    temperature scaling has no form for ``Empirical`` or ``Quantiles``).
 
     Parameters
     ----------
     registry : dict
         :data:`CLASSIFIER_RECALIBRATORS` or :data:`REGRESSOR_RECALIBRATORS`.
+    family : str, default=None
+        The class name of the predictions' family (``"Empirical"``, ``"Quantiles"``, ...), to
+        include the methods restricted to it.
 
     Returns
     -------
@@ -69,6 +83,9 @@ def method_names(registry):
     """
     seen, names = set(), []
     for name, cls in registry.items():
+        only = getattr(cls, "_families", None)
+        if only is not None and family not in only:
+            continue
         if cls not in seen and cls not in IDENTITIES:
             seen.add(cls)
             names.append(name)

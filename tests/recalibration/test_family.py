@@ -12,15 +12,16 @@ lazily); ``test_registry_names`` pins the names themselves.
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.datasets import load_diabetes, make_classification
 from sklearn.frozen import FrozenEstimator
-from sklearn.linear_model import BayesianRidge, LogisticRegression
+from sklearn.linear_model import BayesianRidge, LinearRegression, LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcalib
+from skcalib.distributions import Empirical, Quantiles
 from skcalib._estimator_checks import expected_failed_checks
 from skcalib.recalibration import (DistributionTemperatureScaling, PredictionTransformer,
                                    RecalibratedClassifier, RecalibratedRegressor,
@@ -45,8 +46,10 @@ def _available(registry, kind):
 #: tests/recalibration/test_identity_and_names.py).
 CLASSIFIERS = {k: v for k, v in _available(CLASSIFIER_RECALIBRATORS, "classifier").items()
                if k in _registry.method_names(CLASSIFIER_RECALIBRATORS)}
+#: (with the methods for one form of predictions: spread scaling of ensembles, CQR of quantiles)
 REGRESSORS = {k: v for k, v in _available(REGRESSOR_RECALIBRATORS, "regressor").items()
-              if k in _registry.method_names(REGRESSOR_RECALIBRATORS)}
+              if any(k in _registry.method_names(REGRESSOR_RECALIBRATORS, family)
+                     for family in (None, "Empirical", "Quantiles"))}
 
 
 def _needs(*names):
@@ -62,7 +65,7 @@ def test_registry_names():
     assert set(CLASSIFIER_RECALIBRATORS) == {
         "temperature", "platt", "sigmoid", "beta", "vector", "matrix", "dirichlet", "isotonic",
         "histogram", "scaling_binning", "venn_abers", "none"}
-    assert set(REGRESSOR_RECALIBRATORS) == {"temperature", "quantile", "none"}
+    assert set(REGRESSOR_RECALIBRATORS) == {"temperature", "quantile", "cqr", "spread", "none"}
     assert CLASSIFIERS["temperature"] is TemperatureScaling
     assert REGRESSORS["temperature"] is DistributionTemperatureScaling
 
@@ -157,12 +160,63 @@ def _regressor_cases():
             yield pytest.param(name, ensemble, id=f"{name}-ensemble={ensemble}")
 
 
+class _QuantileModel(RegressorMixin, BaseEstimator):
+    """A linear regression whose predictive quantiles are its training residuals' quantiles
+    times ``width`` (too narrow for ``width < 1``): ``predict_distribution`` gives
+    :class:`~skcalib.distributions.Quantiles`."""
+
+    def __init__(self, width=0.4, levels=(0.05, 0.25, 0.5, 0.75, 0.95)):
+        self.width = width
+        self.levels = levels
+
+    def fit(self, X, y, sample_weight=None):
+        self.lr_ = LinearRegression().fit(X, y)
+        self.offsets_ = self.width * np.quantile(y - self.lr_.predict(X), self.levels)
+        self.n_features_in_ = self.lr_.n_features_in_
+        return self
+
+    def predict(self, X):
+        return self.lr_.predict(X)
+
+    def predict_distribution(self, X):
+        return Quantiles(self.predict(X)[:, None] + self.offsets_, self.levels)
+
+
+class _EnsembleModel(RegressorMixin, BaseEstimator):
+    """Bagged linear regressions, whose members disagree far less than the targets scatter
+    (under-dispersed): ``predict_distribution`` gives the members as an
+    :class:`~skcalib.distributions.Empirical`."""
+
+    def __init__(self, n_members=10, random_state=0):
+        self.n_members = n_members
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        rng = np.random.default_rng(self.random_state)
+        n = len(y)
+        self.members_ = [LinearRegression().fit(X[i], y[i])
+                         for i in (rng.integers(0, n, n) for _ in range(self.n_members))]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict(self, X):
+        return self.predict_distribution(X).mean
+
+    def predict_distribution(self, X):
+        return Empirical(np.column_stack([m.predict(X) for m in self.members_]))
+
+
+#: The model each method is tried on: its form of predictions.
+_MODEL_FOR = {"cqr": _QuantileModel, "spread": _EnsembleModel}
+
+
 @pytest.mark.parametrize("name, ensemble", list(_regressor_cases()))
 def test_regressor_by_name_equals_instance(name, ensemble):
     X, y = load_diabetes(return_X_y=True)
-    a = RecalibratedRegressor(BayesianRidge(), recalibrator=name, cv=3,
+    model = _MODEL_FOR.get(name, BayesianRidge)
+    a = RecalibratedRegressor(model(), recalibrator=name, cv=3,
                               ensemble=ensemble).fit(X, y)
-    b = RecalibratedRegressor(BayesianRidge(), recalibrator=REGRESSORS[name](), cv=3,
+    b = RecalibratedRegressor(model(), recalibrator=REGRESSORS[name](), cv=3,
                               ensemble=ensemble).fit(X, y)
     assert a.recalibrator == name
     assert all(type(r) is REGRESSORS[name] for r in a.recalibrators_)
@@ -248,6 +302,35 @@ def test_grid_search_over_every_method_runs():
                         scoring=skcalib.get_scorer("neg_log_loss"), cv=3, error_score="raise").fit(X, y)
     assert grid.best_params_["recalibrator"] in names
     assert np.all(np.isfinite(grid.cv_results_["mean_test_score"]))
+
+
+@pytest.mark.parametrize("model, names", [
+    (_EnsembleModel, ["none", "quantile", "spread"]),
+    (_QuantileModel, ["none", "quantile", "cqr"]),
+])
+@pytest.mark.parametrize("ensemble", [False, True])
+def test_grid_search_over_the_methods_of_a_form(model, names, ensemble):
+    """The methods for ensembles (quantile recalibration, spread scaling) and for quantile
+    predictions (quantile recalibration, CQR) are interchangeable grid values of
+    ``recalibrator``; the model's under-dispersion makes every method beat no recalibration."""
+    X, y = load_diabetes(return_X_y=True)
+    grid = GridSearchCV(RecalibratedRegressor(model(), cv=3, ensemble=ensemble),
+                        {"recalibrator": names}, scoring=skcalib.get_scorer("neg_crps"), cv=3,
+                        error_score="raise").fit(X, y)
+    res = dict(zip(names, grid.cv_results_["mean_test_score"]))
+    assert np.all(np.isfinite(list(res.values())))
+    assert grid.best_params_["recalibrator"] != "none"
+    assert all(res[n] > res["none"] for n in names if n != "none"), res
+    fitted = grid.best_estimator_.predict_distribution(X[:5])
+    assert type(fitted) is type(model().fit(X, y).predict_distribution(X[:5]))
+
+
+def test_the_methods_of_a_form_are_listed_for_it():
+    assert _registry.method_names(REGRESSOR_RECALIBRATORS) == ["temperature", "quantile"]
+    assert _registry.method_names(REGRESSOR_RECALIBRATORS, "Empirical") == [
+        "temperature", "quantile", "spread"]
+    assert _registry.method_names(REGRESSOR_RECALIBRATORS, "Quantiles") == [
+        "temperature", "quantile", "cqr"]
 
 
 def test_meta_estimators_read_the_registries():
