@@ -166,7 +166,7 @@ class PITHistogramDisplay:
     @classmethod
     def from_predictions(cls, y_true, y_pred, *, bins=20, band="pointwise",
                          confidence_level=0.95, sample_weight=None, name=None, ax=None,
-                         histtype="bar", hist_kwargs=None):
+                         histtype="bar", hist_kwargs=None, random_state=None):
         """Histogram of the PIT values of predictions, with a band under uniformity.
 
         Parameters
@@ -197,6 +197,10 @@ class PITHistogramDisplay:
             Filled bars or an outline.
         hist_kwargs : dict, default=None
             Passed to ``ax.stairs``.
+        random_state : None, int, Generator or RandomState, default=None
+            Seed of the randomised PIT of targets that fall on an atom of their prediction (a
+            draw of an ``Empirical``; see :func:`skcalib.pit`); continuous predictions use no
+            random numbers.
 
         Returns
         -------
@@ -206,7 +210,7 @@ class PITHistogramDisplay:
                                                     histtype, hist_kwargs)
         heights, n_trials, low, high, u = pit_histogram_data(
             y_true, y_pred, edges, band=band, confidence_level=confidence_level,
-            sample_weight=sample_weight)
+            sample_weight=sample_weight, random_state=random_state)
         display = cls(edges, heights, n_trials, band_low=low, band_high=high, band=band,
                       confidence_level=confidence_level, pit_values=u, name=name)
         return display.plot(ax=ax, histtype=histtype, hist_kwargs=hist_kwargs)
@@ -214,7 +218,7 @@ class PITHistogramDisplay:
     @classmethod
     def from_estimator(cls, estimator, X, y, *, bins=20, band="pointwise",
                        confidence_level=0.95, sample_weight=None, name=None, ax=None,
-                       histtype="bar", hist_kwargs=None):
+                       histtype="bar", hist_kwargs=None, random_state=None):
         """PIT histogram of a fitted regressor's predictive distributions on ``(X, y)``.
 
         Parameters
@@ -230,7 +234,7 @@ class PITHistogramDisplay:
             As in :meth:`from_predictions`.
         name : str, default=None
             Legend name; the estimator's class name if None.
-        ax, histtype, hist_kwargs
+        ax, histtype, hist_kwargs, random_state
             As in :meth:`from_predictions`.
 
         Returns
@@ -255,4 +259,5 @@ class PITHistogramDisplay:
             return cls.from_predictions(y, dist, bins=bins, band=band,
                                         confidence_level=confidence_level,
                                         sample_weight=sample_weight, name=name, ax=ax,
-                                        histtype=histtype, hist_kwargs=hist_kwargs)
+                                        histtype=histtype, hist_kwargs=hist_kwargs,
+                                        random_state=random_state)

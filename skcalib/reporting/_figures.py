@@ -41,7 +41,8 @@ def plot_regression(figure, data, name):
     ax1, ax2, ax3 = figure.subplots(1, 3)
     bins = int(min(20, max(5, len(y) // 10)))
     pit_display = PITHistogramDisplay.from_predictions(
-        y, dist, bins=bins, confidence_level=data["confidence_level"], name=name, ax=ax1)
+        y, dist, bins=bins, confidence_level=data["confidence_level"], name=name, ax=ax1,
+        random_state=data.get("random_state"))
     ax1.set_title("PIT histogram")
     quantile = QuantileCalibrationDisplay.from_predictions(y, dist, name=name, ax=ax2)
     ax2.set_title("Quantile calibration")

@@ -15,7 +15,6 @@ predictions needs it).
 the prose of each section is written by :mod:`._verdicts`.
 """
 
-import inspect
 import math
 
 import numpy as np
@@ -75,7 +74,7 @@ def regression_report(predictions, y, name, *, n_bins, confidence_level, n_resam
         verdict += (" PIT, coverage and quantile calibration are defined for univariate "
                     "predictions only and are left out.")
     data = {"y": y_arr, "y_pred": dist, "n_bins": n_bins, "confidence_level": confidence_level,
-            "univariate": univariate}
+            "univariate": univariate, "random_state": random_state}
     return CalibrationReport(task="regression", sections=sections, verdict=verdict,
                              n_samples=n, name=name, confidence_level=confidence_level,
                              data=data)
@@ -164,19 +163,11 @@ def _mean_interval(scores, confidence_level):
     return (low, high) if math.isfinite(low) and math.isfinite(high) else (None, None)
 
 
-def _random_state_if_taken(func, random_state):
-    """``{"random_state": random_state}`` if ``func`` takes it (the randomised PIT of the atoms
-    of draws and ensembles), else ``{}``."""
-    # TODO(lead): once pit and pit_test take random_state (h-empirical), pass it directly
-    if "random_state" in inspect.signature(func).parameters:
-        return {"random_state": random_state}
-    return {}
-
-
 def _pit_section(y, dist, alpha, random_state=None):
     """The PIT section and its uniformity test."""
-    u = pit(y, dist, **_random_state_if_taken(pit, random_state))
-    ks = pit_test(y, dist, method="ks", **_random_state_if_taken(pit_test, random_state))
+    # the same seed for both: the randomised PIT of targets on an atom (a draw) is drawn once
+    u = pit(y, dist, random_state=random_state)
+    ks = pit_test(y, dist, method="ks", random_state=random_state)
     mean_test = pit_mean_test(y, dist)
     mean_pit = float(np.mean(u))
     tails = float(np.mean((u < 0.05) | (u > 0.95)))

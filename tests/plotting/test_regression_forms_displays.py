@@ -237,3 +237,21 @@ def test_from_bounds_dict_refuses_a_level_and_bad_bounds():
         IntervalCoverageDisplay.from_bounds(y, bad, level=0.9)
     with pytest.raises(ValueError, match="rows"):
         IntervalCoverageDisplay.from_bounds(y[:10], bounds[0.9], level=0.9)
+
+
+def test_pit_histogram_random_state_draws_the_randomised_pit_of_atoms():
+    """Targets on a draw of an Empirical get the randomised PIT; the seed fixes the histogram,
+    and its heights are those of ``skcalib.pit`` with the same seed."""
+    import skcalib
+    from skcalib.distributions import Empirical
+    from skcalib.plotting import PITHistogramDisplay
+
+    rng = np.random.default_rng(0)
+    d = Empirical(rng.normal(size=(200, 4)))
+    y = d.samples[np.arange(200), rng.integers(0, 4, 200)]     # every target on an atom
+    a = PITHistogramDisplay.from_predictions(y, d, bins=10, random_state=3)
+    b = PITHistogramDisplay.from_predictions(y, d, bins=10, random_state=3)
+    np.testing.assert_array_equal(a.pit_values, b.pit_values)
+    np.testing.assert_array_equal(a.pit_values, skcalib.pit(y, d, random_state=3))
+    c = PITHistogramDisplay.from_predictions(y, d, bins=10, random_state=4)
+    assert not np.array_equal(a.pit_values, c.pit_values)
