@@ -347,6 +347,13 @@ class Distribution:
         v = check_rng(rng).uniform(size=upper.shape)
         return np.where(jump > 0, lower + v * jump, upper)
 
+    def _rank_pit(self, y, rng):
+        """Randomised verification rank of ``y`` among equal-weight draws (``pit(...,
+        ranks=True)``): only families given as draws have one."""
+        raise ValueError(f"ranks=True needs predictions given as equal-weight draws (Empirical, "
+                         f"e.g. ensemble members); {type(self).__name__} predictions have no "
+                         "draws to rank the target among: use ranks=False (the PIT).")
+
     def ppf(self, q):
         """Quantile function (inverse CDF) of univariate families.
 

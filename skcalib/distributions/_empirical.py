@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .._expectations import TargetOps, register_expectations
+from .._validation import check_rng
 from ..kernels import ExponentialKernel, GaussianKernel
 from ._base import (Distribution, _check_q, _float_array,
                     _read_only_float_copy)
@@ -231,6 +232,19 @@ class Empirical(Distribution):
                         "defined; score them with crps or the kernel calibration errors.")
 
     _crps_estimators = ("fair",)
+
+    def _rank_pit(self, y, rng):
+        # (r + V (t + 1)) / (m + 1): r draws below y, t draws equal to it, V ~ U(0, 1); uniform
+        # when y and the m draws are exchangeable (the Talagrand rank histogram, randomised)
+        if not self._uniform and not np.all(self.weights == self.weights[:, :1]):
+            raise ValueError("ranks=True needs equal-weight draws: the verification rank assumes "
+                             "that the target and the draws are exchangeable; these draws have "
+                             "unequal weights (use ranks=False, the randomised PIT).")
+        y = np.asarray(y, dtype=np.float64)[:, None]
+        below = (self._xs < y).sum(axis=1)
+        ties = (self._xs == y).sum(axis=1)
+        v = check_rng(rng).uniform(size=self.n_samples)
+        return (below + v * (ties + 1)) / (self.n_draws + 1)
 
     def _crps(self, y):
         abs_y, spread = self._crps_parts(y)

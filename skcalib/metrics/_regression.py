@@ -42,7 +42,7 @@ import numpy as np
 from .._expectations import check_targets
 from .._problems.univariate import (check_grid, check_levels, check_univariate_predictions,
                                     exact_area)
-from .._validation import (MAX_STORED_BINS, check_n_bins, check_option,
+from .._validation import (MAX_STORED_BINS, check_bool, check_n_bins, check_option,
                            check_random_state_param, check_sample_weight)
 from ..distributions import Categorical, Mixture, Normal, Recalibrated, as_distribution, moment_unit
 
@@ -87,7 +87,7 @@ def _check_finite_score(value, what, unit_hint=""):
 # PIT and CRPS
 
 
-def pit(y_true, y_pred, *, random_state=None):
+def pit(y_true, y_pred, *, random_state=None, ranks=False):
     """Probability integral transform ``F_i(y_i)`` of each target under its prediction.
 
     For a calibrated model with continuous predictive distributions the PIT values are uniform on
@@ -104,6 +104,15 @@ def pit(y_true, y_pred, *, random_state=None):
     predictions give exactly ``F_i(y_i)`` and ignore ``random_state``. (A point prediction of the
     Normal family, ``scale = 0``, keeps its PIT of 0 or 1.)
 
+    ``ranks=True`` asks a different question of draws and ensembles: not "is the empirical law
+    of the ``m`` draws the law of the target?" but "are the target and the draws exchangeable?"
+    -- the question of the rank histogram (Talagrand diagram) of ensemble forecasting, whose
+    answer is yes for ``m`` members drawn from a calibrated predictive law. It returns the
+    randomised verification rank ``(r_i + V_i (t_i + 1)) / (m + 1)``, ``r_i`` draws below
+    ``y_i`` and ``t_i`` equal to it, uniform on ``[0, 1]`` under exchangeability. The plain PIT
+    of such an ensemble takes only the values ``k / m`` and is not uniform: the empirical law of
+    ``m`` draws is narrower and coarser than the law they come from.
+
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
@@ -114,7 +123,10 @@ def pit(y_true, y_pred, *, random_state=None):
         predictions.
     random_state : None, int, Generator or RandomState, default=None
         Seed of the uniforms of the randomised PIT (used only where a prediction has an atom at
-        its target).
+        its target; with ``ranks=True`` for every sample).
+    ranks : bool, default=False
+        Return the randomised verification ranks of the targets among equal-weight draws
+        (:class:`~skcalib.distributions.Empirical` only; a ``ValueError`` otherwise).
 
     Returns
     -------
@@ -136,8 +148,9 @@ def pit(y_true, y_pred, *, random_state=None):
     True
     """
     check_random_state_param(random_state)
+    check_bool(ranks, "ranks")
     dist, y, _ = check_univariate_predictions(y_true, y_pred)
-    return dist._pit(y, random_state)
+    return dist._rank_pit(y, random_state) if ranks else dist._pit(y, random_state)
 
 
 #: The estimators ``crps(..., estimator=)`` knows, besides None (the family's default); each family

@@ -166,7 +166,7 @@ class PITHistogramDisplay:
     @classmethod
     def from_predictions(cls, y_true, y_pred, *, bins=20, band="pointwise",
                          confidence_level=0.95, sample_weight=None, name=None, ax=None,
-                         histtype="bar", hist_kwargs=None, random_state=None):
+                         histtype="bar", hist_kwargs=None, random_state=None, ranks=False):
         """Histogram of the PIT values of predictions, with a band under uniformity.
 
         Parameters
@@ -201,6 +201,9 @@ class PITHistogramDisplay:
             Seed of the randomised PIT of targets that fall on an atom of their prediction (a
             draw of an ``Empirical``; see :func:`skcalib.pit`); continuous predictions use no
             random numbers.
+        ranks : bool, default=False
+            Draw the histogram of the randomised verification ranks of the targets among
+            equal-weight draws (the rank histogram of ensembles; see :func:`skcalib.pit`).
 
         Returns
         -------
@@ -210,7 +213,7 @@ class PITHistogramDisplay:
                                                     histtype, hist_kwargs)
         heights, n_trials, low, high, u = pit_histogram_data(
             y_true, y_pred, edges, band=band, confidence_level=confidence_level,
-            sample_weight=sample_weight, random_state=random_state)
+            sample_weight=sample_weight, random_state=random_state, ranks=ranks)
         display = cls(edges, heights, n_trials, band_low=low, band_high=high, band=band,
                       confidence_level=confidence_level, pit_values=u, name=name)
         return display.plot(ax=ax, histtype=histtype, hist_kwargs=hist_kwargs)
@@ -218,7 +221,7 @@ class PITHistogramDisplay:
     @classmethod
     def from_estimator(cls, estimator, X, y, *, bins=20, band="pointwise",
                        confidence_level=0.95, sample_weight=None, name=None, ax=None,
-                       histtype="bar", hist_kwargs=None, random_state=None):
+                       histtype="bar", hist_kwargs=None, random_state=None, ranks=False):
         """PIT histogram of a fitted regressor's predictive distributions on ``(X, y)``.
 
         Parameters
@@ -234,7 +237,7 @@ class PITHistogramDisplay:
             As in :meth:`from_predictions`.
         name : str, default=None
             Legend name; the estimator's class name if None.
-        ax, histtype, hist_kwargs, random_state
+        ax, histtype, hist_kwargs, random_state, ranks
             As in :meth:`from_predictions`.
 
         Returns
@@ -260,4 +263,4 @@ class PITHistogramDisplay:
                                         confidence_level=confidence_level,
                                         sample_weight=sample_weight, name=name, ax=ax,
                                         histtype=histtype, hist_kwargs=hist_kwargs,
-                                        random_state=random_state)
+                                        random_state=random_state, ranks=ranks)

@@ -241,14 +241,14 @@ def pit_histogram_band(edges, n_trials, confidence_level=0.95, band="pointwise")
 
 
 def pit_histogram_data(y_true, y_pred, edges, *, band, confidence_level, sample_weight,
-                       random_state=None):
+                       random_state=None, ranks=False):
     """The data of a PIT histogram: ``(heights, n_trials, band_low, band_high, pit_values)``.
 
     ``heights`` are the (weighted) fractions of the PIT values (:func:`skcalib.pit`) in each
     bin of ``edges`` divided by its width; ``n_trials`` the number of PIT values or their total
     frequency weight; the band (None, None without ``band``) is :func:`pit_histogram_band`.
     """
-    u = pit(y_true, y_pred, random_state=random_state)
+    u = pit(y_true, y_pred, random_state=random_state, ranks=ranks)
     w, n_trials = _weights_and_trials(sample_weight, u.size)
     counts, _ = np.histogram(u, bins=edges, weights=w)
     total = float(u.size) if w is None else float(np.sum(w))

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from scipy import stats as _sps
 
-from .._validation import check_option, check_random_state_param
+from .._validation import check_bool, check_option, check_random_state_param
 from .._problems.univariate import check_univariate_predictions, exact_area
 from ._result import CalibrationTestResult
 
@@ -56,7 +56,7 @@ def anderson_darling_sf(a2):
     return float(min(max(1.0 - cdf, 0.0), 1.0))
 
 
-def pit_test(y_true, y_pred, *, method="ks", random_state=None):
+def pit_test(y_true, y_pred, *, method="ks", random_state=None, ranks=False):
     """Test the null hypothesis that predictive distributions are calibrated, through the
     uniformity of their PIT values.
 
@@ -97,7 +97,11 @@ def pit_test(y_true, y_pred, *, method="ks", random_state=None):
         The uniformity test.
     random_state : None, int, Generator or RandomState, default=None
         Seed of the randomised PIT's uniforms (used only where a prediction has an atom at its
-        target).
+        target; with ``ranks=True`` for every sample).
+    ranks : bool, default=False
+        Test the randomised verification ranks of the targets among equal-weight draws instead
+        (:class:`~skcalib.distributions.Empirical`; see :func:`skcalib.pit`): the rank-histogram
+        test of ensembles, whose null is "the target and the members are exchangeable".
 
     Returns
     -------
@@ -129,7 +133,8 @@ def pit_test(y_true, y_pred, *, method="ks", random_state=None):
     check_random_state_param(random_state)
     # Sorted once: the statistics sort again, which costs little on sorted data (measured 1.2-1.45
     # s at n = 10^6 under load with four sorts of the raw PIT values).
-    u = np.sort(dist._pit(y, random_state))
+    check_bool(ranks, "ranks")
+    u = np.sort(dist._rank_pit(y, random_state) if ranks else dist._pit(y, random_state))
     n = u.size
     if method == "ks":
         res = _sps.kstest(u, "uniform")

@@ -255,3 +255,18 @@ def test_pit_histogram_random_state_draws_the_randomised_pit_of_atoms():
     np.testing.assert_array_equal(a.pit_values, skcalib.pit(y, d, random_state=3))
     c = PITHistogramDisplay.from_predictions(y, d, bins=10, random_state=4)
     assert not np.array_equal(a.pit_values, c.pit_values)
+
+
+def test_pit_histogram_of_ranks_is_the_rank_histogram():
+    import skcalib
+    from skcalib.plotting import PITHistogramDisplay
+
+    rng = np.random.default_rng(1)
+    mu = rng.normal(size=300)
+    d = Empirical(mu[:, None] + rng.normal(size=(300, 9)))
+    y = mu + rng.normal(size=300)
+    disp = PITHistogramDisplay.from_predictions(y, d, bins=10, ranks=True, random_state=0)
+    np.testing.assert_array_equal(disp.pit_values, skcalib.pit(y, d, ranks=True, random_state=0))
+    # the plain PIT of the same ensemble takes only the 10 values k / 9; the ranks spread
+    plain = PITHistogramDisplay.from_predictions(y, d, bins=10)
+    assert np.unique(plain.pit_values).size <= 10 < np.unique(disp.pit_values).size
