@@ -18,6 +18,7 @@ from ._base import (_GL_NODES, _GL_WEIGHTS, Distribution, _check_q, _crps_quanti
 from ._laplace import Laplace
 from ._mixture import Mixture, register_component_family
 from ._normal import Normal
+from ._scipy import ScipyDistribution
 
 _INV_2_SQRT_PI = 0.5 / math.sqrt(math.pi)
 
@@ -254,8 +255,10 @@ class Recalibrated(Distribution):
     Parameters
     ----------
     base : Distribution
-        Univariate predictive distributions (Normal, Laplace, a Mixture of them, or
-        Recalibrated).
+        Continuous univariate predictive distributions (Normal, Laplace, a Mixture of them, a
+        ScipyDistribution, or Recalibrated). Draws (Empirical) and Quantiles are recalibrated
+        within their own families by
+        :class:`~skcalib.recalibration.QuantileRecalibration`.
     knots : array-like of shape (m,)
         Strictly increasing, from 0 to 1.
     values : array-like of shape (m,)
@@ -278,7 +281,9 @@ class Recalibrated(Distribution):
         if not isinstance(base, Distribution):
             raise TypeError("base must be a skcalib distribution; got "
                             f"{type(base).__name__}.")
-        if not (isinstance(base, (Normal, Laplace, Recalibrated)) or (
+        # continuous univariate bases (Empirical and Quantiles are recalibrated within their
+        # own families by QuantileRecalibration)
+        if not (isinstance(base, (Normal, Laplace, Recalibrated, ScipyDistribution)) or (
                 isinstance(base, Mixture) and isinstance(base.components[0], (Normal, Laplace)))):
             raise TypeError(_univariate_only(base, "base of Recalibrated"))
         self.base = base

@@ -199,3 +199,23 @@ def test_family_is_checked_at_transform():
     with pytest.raises(ValueError, match="Quantiles predictions but the map was fitted on "
                                          "Empirical"):
         qr.transform(qpred)
+
+
+def test_quantile_recalibration_of_frozen_scipy_laws():
+    """A frozen scipy.stats law (a ScipyDistribution) is a continuous base of Recalibrated:
+    the held-out PIT of a wrong gamma becomes uniform, and the metrics run on the result."""
+    from scipy import stats as sps
+
+    import skcalib
+    from skcalib.distributions import Recalibrated, as_distribution
+    from skcalib.recalibration import QuantileRecalibration
+
+    rng = np.random.default_rng(0)
+    y = 1.5 * rng.gamma(3.0, size=2000)                  # the model forgets the scale 1.5
+    d, _ = as_distribution(sps.gamma(np.full(2000, 3.0)))
+    r = QuantileRecalibration().fit(d[:1000], y[:1000]).transform(d[1000:])
+    assert isinstance(r, Recalibrated)
+    assert skcalib.stats.pit_test(y[1000:], d[1000:]).pvalue < 1e-10
+    assert skcalib.stats.pit_test(y[1000:], r).pvalue > 0.01
+    assert skcalib.crps(y[1000:], r) < skcalib.crps(y[1000:], d[1000:])
+    assert np.isfinite(skcalib.nll(y[1000:], r))
