@@ -8,11 +8,17 @@ Internal API:
 * :func:`check_univariate_predictions` -- ``(dist, y, w)``: a univariate distribution, matching
   real targets and rescaled weights, with the ``TypeError`` naming ``y_pred`` otherwise;
 * :func:`check_levels` -- central-interval levels in (0, 1) as a float64 array;
+* :func:`check_level` -- one nominal level in (0, 1) as a float (``TypeError`` for anything but
+  a real number); :func:`check_bounds_level` -- the ``level`` that goes with interval bounds
+  (required for an ``(n, 2)`` array, ``None`` for a dict of levels): the interval metrics, the
+  interval coverage test and the coverage Display of bounds share it;
 * :func:`check_grid` -- the grid of expected proportions of a quantile-calibration curve (an
   integer number of points or strictly increasing probabilities);
 * :func:`exact_area` -- the exact area ``int_0^1 |G(p) - p| dp`` of a weighted empirical
   distribution function ``G`` (the miscalibration area and the PIT test's estimate).
 """
+
+import numbers
 
 import numpy as np
 
@@ -21,7 +27,7 @@ from .._validation import (MAX_STORED_BINS, check_n_bins, check_sample_weight,
                            check_scalar_param)
 from ..distributions import Mixture, as_distribution
 
-__all__ = ["check_grid", "check_levels", "check_univariate_predictions", "exact_area",
+__all__ = ["check_bounds_level", "check_grid", "check_level", "check_levels", "check_univariate_predictions", "exact_area",
            "is_univariate"]
 
 
@@ -59,6 +65,27 @@ def check_levels(levels, name):
         raise ValueError(f"{name} must lie in (0, 1); got {levels!r}.")
     return arr
 
+
+def check_level(level, name="level"):
+    """One nominal level in (0, 1) as a float; a ``TypeError`` for booleans, strings and arrays,
+    a ``ValueError`` outside (0, 1), each naming ``name``."""
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real):
+        raise TypeError(f"{name} must be a real number in (0, 1); got {level!r:.60}.")
+    return float(check_levels(level, name))
+
+
+def check_bounds_level(y_interval, level):
+    """The ``level`` of interval bounds ``y_interval``: required (a float in (0, 1)) for an
+    ``(n, 2)`` array, ``None`` for a dict, whose keys are the levels (returns None)."""
+    if isinstance(y_interval, dict):
+        if level is not None:
+            raise TypeError("level must be None when y_interval is a dict: its keys are the "
+                            f"levels; got level={level!r:.60}.")
+        return None
+    if level is None:
+        raise TypeError("level is required for an array y_interval: the nominal coverage of "
+                        "its intervals, in (0, 1).")
+    return check_level(level)
 
 
 def check_grid(quantiles, name="quantiles", allow_none=False):

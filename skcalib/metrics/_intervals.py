@@ -19,12 +19,11 @@ An ``(n_samples, 2)`` array means ``[lower, upper]`` here only; the distribution
 bounds is its own function, :func:`interval_bounds_coverage`.
 """
 
-import numbers
 
 import numpy as np
 
 from .._expectations import check_targets
-from .._problems.univariate import check_levels, is_univariate
+from .._problems.univariate import check_bounds_level, check_level, is_univariate
 from .._validation import check_2d_features, check_sample_weight, check_scores, not_real_kind
 from ..distributions import as_distribution, is_distribution
 from ._regression import _mean
@@ -51,7 +50,7 @@ def _central_bounds(y_interval, level, name="y_interval"):
         raise TypeError(f"level is required for a predictive distribution {name}: the central "
                         "interval at level p runs from its (1 - p) / 2 to its (1 + p) / 2 "
                         "quantile.")
-    p = _check_level(level)
+    p = check_level(level)
     bounds = np.column_stack([dist.ppf(0.5 * (1.0 - p)), dist.ppf(0.5 * (1.0 + p))])
     return dist, bounds
 
@@ -94,12 +93,12 @@ def _levels_and_bounds(y_interval, n_samples=None):
         raise ValueError("y_interval must not be an empty dict; give at least one level.")
     what = "the levels of y_interval"
     out, n_name = [], "y_true"
-    for key in sorted(y_interval, key=lambda k: _check_level(k, what)):
+    for key in sorted(y_interval, key=lambda k: check_level(k, what)):
         name = f"y_interval[{key!r}]"
         B = _check_bounds(y_interval[key], name, n_samples, n_name)
         if n_samples is None:
             n_samples, n_name = B.shape[0], name
-        out.append((_check_level(key, what), B))
+        out.append((check_level(key, what), B))
     return out
 
 
@@ -120,12 +119,6 @@ def _check_y(y_true):
     if y.ndim != 1:
         raise ValueError(f"y_true must have shape (n_samples,); got shape {y.shape}.")
     return y
-
-
-def _check_level(level, name="level"):
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real):
-        raise TypeError(f"{name} must be a real number in (0, 1); got {level!r}.")
-    return float(check_levels(level, name))
 
 
 def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
@@ -203,15 +196,7 @@ def interval_score(y_true, y_interval, *, level=None, sample_weight=None):
     else:
         y = _check_y(y_true)
     w = check_sample_weight(sample_weight, y.shape[0], rescale=True)
-    if isinstance(y_interval, dict):
-        if level is not None:
-            raise TypeError("level must be None when y_interval is a dict: its keys are the "
-                            f"levels; got level={level!r}.")
-    elif level is None:
-        raise TypeError("level is required for an array y_interval: the nominal coverage "
-                        "1 - alpha of its intervals, in (0, 1).")
-    else:
-        level = _check_level(level)
+    level = check_bounds_level(y_interval, level)
 
     def score(B, lv):
         alpha = 1.0 - (level if lv is None else lv)

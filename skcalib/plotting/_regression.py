@@ -29,7 +29,7 @@ from .._validation import (
     check_sample_weight,
 )
 from ..distributions import as_distribution
-from .._problems.univariate import check_grid, check_levels, is_univariate
+from .._problems.univariate import check_bounds_level, check_grid, check_levels, is_univariate
 from .._problems.reliability import binomial_interval
 from ..metrics import (interval_bounds_coverage, interval_coverage, miscalibration_area, pit,
                        quantile_calibration_curve)
@@ -354,17 +354,7 @@ def check_bounds_params(y_interval, level, confidence_level, name, ax, errorbar_
     """Every argument of the coverage of interval bounds but the data, checked before any work:
     ``level`` is required for an array ``y_interval`` and must be None for a dict (whose keys
     are the levels). Returns ``(level as a float or None, confidence_level)``."""
-    if isinstance(y_interval, dict):
-        if level is not None:
-            raise TypeError("level must be None when y_interval is a dict: its keys are the "
-                            f"levels; got level={level!r}.")
-    elif level is None:
-        raise TypeError("level is required for an array y_interval: the nominal coverage of "
-                        "its intervals, in (0, 1).")
-    else:
-        if isinstance(level, (bool, np.bool_)) or np.ndim(level) != 0:
-            raise TypeError(f"level must be a real number in (0, 1); got {level!r:.60}.")
-        level = float(check_levels(level, "level"))
+    level = check_bounds_level(y_interval, level)
     _, confidence_level = check_coverage_params(0.5, confidence_level, name, ax, errorbar_kwargs)
     return level, confidence_level
 

@@ -23,6 +23,7 @@ from .._validation import (
     check_scalar_param,
     check_scores,
 )
+from .._problems.univariate import check_bounds_level
 from ..distributions import is_distribution
 from ..metrics import interval_bounds_coverage, pit
 from ._result import (
@@ -390,15 +391,7 @@ def interval_coverage_test(y_true, y_interval, *, level=None, alternative="two-s
                         "distribution. Test the central intervals of predictive distributions "
                         "with coverage_test(y_true, y_pred, level=...).")
     _check_alternative(alternative)
-    if isinstance(y_interval, dict):
-        if level is not None:
-            raise TypeError("level must be None when y_interval is a dict: its keys are the "
-                            f"levels; got level={level!r}.")
-    elif level is None:
-        raise TypeError("level is required for an array y_interval: the nominal coverage of "
-                        "its intervals, in (0, 1).")
-    else:
-        _check_coverage_level(level)
+    check_bounds_level(y_interval, level)
     coverage = interval_bounds_coverage(y_true, y_interval)
     n = int(np.shape(y_true)[0])
     # the coverage is the mean of n booleans: k / n, from which round() recovers k exactly

@@ -100,7 +100,7 @@ def test_coverage_test_points_to_interval_coverage_test():
 
 @pytest.mark.parametrize("kwargs, err, match", [
     ({}, TypeError, "level is required"),
-    ({"level": 1.0}, ValueError, "level must be < 1"),
+    ({"level": 1.0}, ValueError, "level must lie in"),
     ({"level": 0.0}, ValueError, "level"),
     ({"level": "0.9"}, TypeError, "level"),
     ({"level": 0.9, "alternative": "both"}, ValueError, "alternative"),
