@@ -25,7 +25,7 @@ LEVELS = np.linspace(0.0025, 0.9975, 200)    # levels of the Quantiles (step 0.0
 DECILES = np.round(np.arange(1, 10) / 10, 1)
 
 
-def _make(n, m, seed, spread=1.0):
+def _make(n, m, seed, spread=1.0, levels=LEVELS):
     """Targets from N(mu, s^2); the predictions N(mu, (spread s)^2) in three forms."""
     rng = np.random.default_rng(seed)
     mu = rng.normal(size=n)
@@ -35,7 +35,7 @@ def _make(n, m, seed, spread=1.0):
     forms = {
         "normal": Normal(mu, sp),
         "empirical": Empirical(mu[:, None] + sp[:, None] * rng.standard_normal((n, m))),
-        "quantiles": Quantiles(mu[:, None] + sp[:, None] * sps.norm.ppf(LEVELS)[None, :], LEVELS),
+        "quantiles": Quantiles(mu[:, None] + sp[:, None] * sps.norm.ppf(levels)[None, :], levels),
     }
     return y, forms, rng.random(n)
 
@@ -228,8 +228,9 @@ KERNEL = tensor(WassersteinKernel(1.0), GaussianKernel(1.0))
 
 
 def _kernel_forms(spread):
-    """Small batches for the exact double sums over draws (n^2 m^2 kernel values)."""
-    return _make(80, 100, 7, spread=spread)
+    """Small batches for the exact double sums over draws (n^2 m^2 kernel values), and 39
+    levels for the Quantiles (its exact sums hold (q + 2)^2 numbers per pair)."""
+    return _make(80, 100, 7, spread=spread, levels=np.linspace(0.025, 0.975, 39))
 
 
 @pytest.mark.parametrize("name", ["skce", "ucme"])
