@@ -1,7 +1,7 @@
 """
-=====================================================================
+=======================================================================
 Calibration of ensembles and quantile regressors: measure, test, repair
-=====================================================================
+=======================================================================
 
 Most probabilistic regressors do not predict a mean and a standard deviation. A random forest
 predicts one number per tree; quantile gradient boosting predicts a few quantiles, one model per
