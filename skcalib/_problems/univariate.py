@@ -12,6 +12,9 @@ Internal API:
   a real number); :func:`check_bounds_level` -- the ``level`` that goes with interval bounds
   (required for an ``(n, 2)`` array, ``None`` for a dict of levels): the interval metrics, the
   interval coverage test and the coverage Display of bounds share it;
+* :func:`outside_support` -- which targets lie outside the bounded supports of their
+  predictions (``ppf(0)`` and ``ppf(1)`` finite, as Quantiles' linear tails end), where the
+  density is 0: ``nll``'s message and the report's NLL note;
 * :func:`check_grid` -- the grid of expected proportions of a quantile-calibration curve (an
   integer number of points or strictly increasing probabilities);
 * :func:`exact_area` -- the exact area ``int_0^1 |G(p) - p| dp`` of a weighted empirical
@@ -27,7 +30,7 @@ from .._validation import (MAX_STORED_BINS, check_n_bins, check_sample_weight,
                            check_scalar_param)
 from ..distributions import Mixture, as_distribution
 
-__all__ = ["check_bounds_level", "check_grid", "check_level", "check_levels", "check_univariate_predictions", "exact_area",
+__all__ = ["check_bounds_level", "check_grid", "check_level", "check_levels", "outside_support", "check_univariate_predictions", "exact_area",
            "is_univariate"]
 
 
@@ -86,6 +89,18 @@ def check_bounds_level(y_interval, level):
         raise TypeError("level is required for an array y_interval: the nominal coverage of "
                         "its intervals, in (0, 1).")
     return check_level(level)
+
+def outside_support(y, dist):
+    """Boolean mask of the targets ``y`` outside the supports ``[ppf(0), ppf(1)]`` of the
+    univariate predictions ``dist``, or None when a support is unbounded (Normal, Laplace) or
+    a point (a point prediction has no density anywhere)."""
+    if not is_univariate(dist):
+        return None
+    with np.errstate(invalid="ignore"):
+        low, high = dist.ppf(0.0), dist.ppf(1.0)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
+        return None
+    return (y < low) | (y > high)
 
 
 def check_grid(quantiles, name="quantiles", allow_none=False):

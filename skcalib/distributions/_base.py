@@ -196,9 +196,6 @@ class Distribution:
     #: :mod:`skcalib.kernels`, built with the ``"median"`` length scale): the target kernel with
     #: closed-form expectations for the family. ``None``: the Gaussian kernel.
     _default_target_kernel = None
-    #: Whether the rows' supports are bounded intervals (Quantiles' linear tails end), so that a
-    #: zero density is "outside the support" rather than a misscaled target.
-    _bounded_support = False
 
     def __setattr__(self, name, value):
         if self._frozen:

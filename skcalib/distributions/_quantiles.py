@@ -103,7 +103,6 @@ class Quantiles(Distribution):
     _family = "quantiles"
     dim = None
     _univariate = True
-    _bounded_support = True
 
     def __init__(self, values, levels, *, crossing="sort"):
         v = _float_array(values, "values", ndim=(2,))

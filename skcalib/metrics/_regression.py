@@ -41,7 +41,7 @@ import numpy as np
 
 from .._expectations import check_targets
 from .._problems.univariate import (check_grid, check_levels, check_univariate_predictions,
-                                    exact_area)
+                                    exact_area, outside_support)
 from .._validation import (MAX_STORED_BINS, check_bool, check_n_bins, check_option,
                            check_random_state_param, check_sample_weight)
 from ..distributions import Categorical, Mixture, Normal, Recalibrated, as_distribution, moment_unit
@@ -289,11 +289,12 @@ def nll(y_true, y_pred, *, sample_weight=None):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         yi = np.ravel(y[i])[0]
-        if dist._bounded_support and lp[i] == -np.inf:
+        outside = outside_support(y, dist) if lp[i] == -np.inf else None
+        if outside is not None and outside[i]:
             raise ValueError(
                 f"the NLL of y_true under y_pred is infinite: at row {i} y_true = "
                 f"{float(yi):.6g} lies outside the support of its prediction "
-                f"({type(dist).__name__}, whose support ends where its linear tails end, beyond "
+                f"({type(dist).__name__}; Quantiles end where their linear tails end, beyond "
                 "the outermost levels), where the predicted density is 0. Score bounded predictions "
                 "with crps, pinball_loss or the interval score instead.")
         raise ValueError(

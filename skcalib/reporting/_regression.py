@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .._expectations import check_targets
-from .._problems.univariate import is_univariate
+from .._problems.univariate import outside_support
 from ..distributions import Categorical, Empirical, as_distribution
 from ..metrics import crps, miscalibration_area, nll, pit, quantile_calibration_error
 from ..stats import adjust_pvalues, coverage_test, mean_score_ci, pit_mean_test, pit_test
@@ -113,14 +113,8 @@ def _outside_support_note(y, dist):
     (the linear tails of ``Quantiles`` end at levels 0 and 1), where the density is 0 and the
     NLL infinite; None for families with unbounded support, point predictions, or when no
     target is outside."""
-    if not is_univariate(dist):
-        return None
-    with np.errstate(invalid="ignore"):
-        low, high = dist.ppf(0.0), dist.ppf(1.0)
-    # (a point prediction, low == high, has no density at all: the metric says so)
-    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
-        return None
-    outside = int(np.sum((y < low) | (y > high)))
+    mask = outside_support(y, dist)
+    outside = 0 if mask is None else int(np.sum(mask))
     if outside == 0:
         return None
     return (f"infinite: {outside} of the {y.size} targets fall outside the range their "

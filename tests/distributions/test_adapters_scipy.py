@@ -201,3 +201,12 @@ def test_univariate_metrics_and_tests_agree_with_the_exact_family():
                                    err_msg=metric.__name__)
     assert pit_test(y, generic).pvalue == pytest.approx(pit_test(y, exact).pvalue, rel=1e-9)
     assert skcalib.crps(y, generic) == pytest.approx(skcalib.crps(y, exact), abs=2e-5)
+
+
+def test_nll_names_the_support_of_a_bounded_scipy_law():
+    """The support test reads ppf(0) and ppf(1), so any bounded law (a beta here, Quantiles'
+    linear tails elsewhere) gets the 'outside the support' message, not 'misscaled'."""
+    law = stats.beta(np.full(3, 2.0), np.full(3, 3.0))
+    with pytest.raises(ValueError, match="row 2 y_true = 1.5 lies outside the support"):
+        skcalib.nll(np.array([0.2, 0.5, 1.5]), law)
+    assert np.isfinite(skcalib.nll(np.array([0.2, 0.5, 0.7]), law))
