@@ -344,6 +344,13 @@ class Distribution:
         v = check_rng(rng).uniform(size=upper.shape)
         return np.where(jump > 0, lower + v * jump, upper)
 
+    def _cdf_mapped(self, knots, values):
+        """The law whose CDF is ``R(F_i)``, ``R`` the piecewise-linear map through ``(knots,
+        values)`` (quantile recalibration), in the family's own terms (``Empirical``: reweighted
+        draws; ``Quantiles``: the composed quantile function), so that its closed forms keep
+        applying; None by default, where the caller wraps the batch in a ``Recalibrated``."""
+        return None
+
     def _rank_pit(self, y, rng):
         """Randomised verification rank of ``y`` among equal-weight draws (``pit(...,
         ranks=True)``): only families given as draws have one."""

@@ -233,6 +233,16 @@ class Empirical(Distribution):
 
     _crps_estimators = ("fair",)
 
+    def _cdf_mapped(self, knots, values):
+        # R(F_i) exactly, as an Empirical: the draws are kept and draw k of row i (in sorted
+        # order, C_k its cumulative weight, as cdf reads it) gets the weight R(C_k) - R(C_{k-1})
+        G = np.interp(self._cw, knots, values)
+        G[:, -1] = 1.0
+        order = np.argsort(self.samples, axis=1, kind="stable")
+        new = np.empty(self.samples.shape)
+        np.put_along_axis(new, order, np.diff(G, axis=1, prepend=0.0), axis=1)
+        return Empirical(self.samples, np.maximum(new, 0.0))
+
     def _rank_pit(self, y, rng):
         # (r + V (t + 1)) / (m + 1): r draws below y, t draws equal to it, V ~ U(0, 1); uniform
         # when y and the m draws are exchangeable (the Talagrand rank histogram, randomised)

@@ -165,6 +165,17 @@ class Quantiles(Distribution):
         t = (tau - self._u[k]) / (self._u[k + 1] - self._u[k])
         return self._q[:, k] + t * (self._q[:, k + 1] - self._q[:, k])
 
+    def _cdf_mapped(self, knots, values):
+        # R(F_i) exactly, as a Quantiles: F_i^{-1}(R^{-1}(p)) is piecewise linear with kinks
+        # only at the levels p in values (the kinks of R^{-1}) and R(levels) (those of
+        # F_i^{-1}), the same for every row, and linear below the first and above the last, so
+        # one more level halfway into each tail makes the linear tails reproduce it. R is
+        # strictly increasing here (quantile recalibration without atoms): R^{-1} interpolates.
+        inner = np.unique(np.concatenate([values[1:-1], np.interp(self.levels, knots, values)]))
+        inner = inner[(inner > 0.0) & (inner < 1.0)]
+        p = np.unique(np.concatenate([[0.5 * inner[0]], inner, [0.5 * (1.0 + inner[-1])]]))
+        return Quantiles(self._quantiles_at(np.interp(p, values, knots)), p)
+
     def _draw(self, rng, m):
         return self._ppf_rows(rng.uniform(size=(m, self.n_samples)))
 

@@ -6,7 +6,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .._expectations import check_targets
 from .._sklearn_compat import check_feature_names
 from .._validation import check_sample_weight, check_scalar_param
-from ..distributions import Empirical, Quantiles, Recalibrated
+from ..distributions import Empirical, Recalibrated
 from .._problems.univariate import is_univariate
 from ._checks import check_distribution_predictions, check_y_given
 from ._distribution import DistributionRecalibratorMixin, family_signature
@@ -50,48 +50,6 @@ def pit_ecdf_map(u, w=None, n_knots=None, *, atoms=False):
         idx = np.unique(np.clip(np.searchsorted(values[1:-1], levels), 0, values.size - 3)) + 1
         knots, values = np.r_[0.0, knots[idx], 1.0], np.r_[0.0, values[idx], 1.0]
     return knots, values
-
-
-def reweighted_empirical(dist, knots, values):
-    """``R(F_i)`` of empirical predictions, exactly, as an :class:`Empirical`: the draws are
-    kept and draw ``k`` of row ``i`` (in sorted order, ``C_k`` the cumulative weight up to it)
-    gets the weight ``R(C_k) - R(C_{k-1})``, so that the step CDF at every draw is ``R`` of the
-    old one."""
-    x, w = dist.samples, dist.weights
-    order = np.argsort(x, axis=1, kind="stable")
-    cw = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
-    cw = np.minimum(cw / cw[:, -1:], 1.0)
-    cw[:, -1] = 1.0
-    G = np.interp(cw, knots, values)
-    G[:, -1] = 1.0
-    new = np.empty(x.shape)
-    np.put_along_axis(new, order, np.diff(G, axis=1, prepend=0.0), axis=1)
-    return Empirical(x, np.maximum(new, 0.0))
-
-
-def composed_quantiles(dist, knots, values):
-    """``R(F_i)`` of quantile predictions, exactly, as a :class:`Quantiles`.
-
-    The quantile function ``F_i^{-1}(R^{-1}(p))`` is piecewise linear with kinks only at the
-    levels ``p`` in ``values`` (the kinks of ``R^{-1}``) and ``R(levels)`` (the kinks of
-    ``F_i^{-1}``), the same for every row; it is linear below the first of them and above the
-    last, so one more level halfway into each tail makes the linear tails of the
-    :class:`Quantiles` family reproduce it exactly. ``R`` is strictly increasing here (the
-    map of :func:`pit_ecdf_map` without atoms), so its inverse is the interpolation.
-    """
-    tau = dist.levels
-    inner = np.unique(np.concatenate([values[1:-1], np.interp(tau, knots, values)]))
-    inner = inner[(inner > 0.0) & (inner < 1.0)]
-    p = np.concatenate([[0.5 * inner[0]], inner, [0.5 * (1.0 + inner[-1])]])
-    p = np.unique(p)
-    u = np.interp(p, values, knots)
-    # F_i^{-1} at the levels u: linear between its knots at 0, the levels and 1 (every row
-    # has the same knot levels, so one interpolation weight per level serves all rows)
-    grid = np.concatenate([[0.0], tau, [1.0]])
-    at = np.column_stack([dist.ppf(0.0), dist.values, dist.ppf(1.0)])
-    k = np.clip(np.searchsorted(grid, u, side="right") - 1, 0, grid.size - 2)
-    t = (u - grid[k]) / (grid[k + 1] - grid[k])
-    return Quantiles(at[:, k] + t * (at[:, k + 1] - at[:, k]), p)
 
 
 class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, BaseEstimator):
@@ -242,11 +200,8 @@ class QuantileRecalibration(DistributionRecalibratorMixin, TransformerMixin, Bas
 
     def _recalibrate(self, X):
         dist, _ = self._fitted_predictions(X)
-        if isinstance(dist, Empirical):
-            return reweighted_empirical(dist, self.knots_, self.values_)
-        if isinstance(dist, Quantiles):
-            return composed_quantiles(dist, self.knots_, self.values_)
-        return Recalibrated(dist, self.knots_, self.values_)
+        mapped = dist._cdf_mapped(self.knots_, self.values_)
+        return Recalibrated(dist, self.knots_, self.values_) if mapped is None else mapped
 
     def transform(self, X):
         """The recalibrated predictive distributions ``R(F_i(.))``.
