@@ -21,6 +21,13 @@ calibration errors of Gruber & Bach (:mod:`skcalib.estimation`):
 * :func:`make_binary_squared_calibration` -- binary predictions ``c ~ U(0, 1)`` with labels
   ``Bernoulli(c**2)``, whose squared calibration error is exactly
   :data:`BINARY_SQUARED_CALIBRATION_ERROR` ``= 1/30``;
+* :func:`make_shrinkage_calibration` -- overconfident predictions ``f ~ Dir(1, ..., 1)`` (10
+  classes by default) with labels drawn from ``f`` shrunk towards the uniform distribution, whose
+  canonical, top-label and class-wise errors :func:`shrinkage_calibration_errors` gives in closed
+  form (:data:`SHRINKAGE_CALIBRATION_ERRORS` at the defaults);
+* :func:`make_smoothstep_calibration` -- underconfident binary predictions ``c ~ U(0, 1)`` with
+  labels ``Bernoulli(3c^2 - 2c^3)``, whose squared calibration error is exactly
+  :data:`SMOOTHSTEP_CALIBRATION_ERROR` ``= 1/210``;
 
 and the Dirichlet models M1--M3 of Widmann, Lindsten and Zachariah (NeurIPS 2019), on which the
 calibration tests of :mod:`skcalib.stats` are checked:
@@ -38,6 +45,8 @@ Every generator takes ``random_state`` (None, an int, a ``numpy.random.Generator
 """
 
 from ._audit import make_audit_data
+from ._closed_form import (make_shrinkage_calibration, make_smoothstep_calibration,
+                           shrinkage_calibration_errors)
 from ._dirichlet_predictions import make_dirichlet_predictions
 from ._gruber_bach import (dirichlet_calibration_errors, make_binary_squared_calibration,
                            make_dirichlet_calibration, squared_calibration_errors)
@@ -60,6 +69,11 @@ __all__ = [
     "make_binary_squared_calibration",
     "make_dirichlet_predictions",
     "make_audit_data",
+    "SHRINKAGE_CALIBRATION_ERRORS",
+    "SMOOTHSTEP_CALIBRATION_ERROR",
+    "make_shrinkage_calibration",
+    "shrinkage_calibration_errors",
+    "make_smoothstep_calibration",
 ]
 
 # The documented constants are defined here, in the module the API pages document, so that the
@@ -92,3 +106,14 @@ DIRICHLET_CALIBRATION_ACCURACY = 0.905981
 #: ``E[(c - c^2)^2] = 1/3 - 1/2 + 1/5 = 1/30``. As a two-class canonical problem
 #: (``p = (1 - c, c)``) the error is twice this, ``2/30``.
 BINARY_SQUARED_CALIBRATION_ERROR = 1.0 / 30.0
+
+#: Exact squared calibration errors of :func:`make_shrinkage_calibration` with its defaults (10
+#: classes, strength 0.5), keyed by notion as :data:`DIRICHLET_CALIBRATION_ERRORS`:
+#: ``"canonical"`` and ``"classwise"`` (summed over the classes) ``0.25 * 9/110``, and
+#: ``"top_label"`` ``0.25 * 1381181/31752000`` (:func:`shrinkage_calibration_errors`).
+SHRINKAGE_CALIBRATION_ERRORS = shrinkage_calibration_errors(10, 0.5)
+
+#: Exact squared (binary, class-1) calibration error of :func:`make_smoothstep_calibration`:
+#: ``int_0^1 (c - 3c^2 + 2c^3)^2 dc = 1/210``. As a two-class canonical problem the error is
+#: twice this, ``2/210``; the top-label error is ``1/210`` too (the model is symmetric).
+SMOOTHSTEP_CALIBRATION_ERROR = 1.0 / 210.0
