@@ -304,6 +304,10 @@ class CalibrationErrorCV(BaseEstimator):
         along with the ridge; ``"paper"``: the same families with the paper's grids (App. B),
         whose fixed ``gamma = 1/2`` underfits low-entropy predictions (see
         :func:`default_candidates`).
+    estimate : {"one_step", "product", "plugin"}, default="one_step"
+        The reported estimate: the cross-fitted one-step (bias of second order), the
+        cross-fitted product (first order in the smoothing bias), or the paper's plug-in fold
+        ensemble on the test part (biased; its standard errors do not cover the bias).
     test_size : float, default=0.2
         Fraction of the samples held out for the final estimate.
     cv : int or cross-validation splitter, default=5
@@ -583,6 +587,7 @@ class CalibrationErrorCV(BaseEstimator):
         Parameters
         ----------
         confidence_level : float, default=0.95
+            Coverage of the two-sided interval, in (0, 1).
 
         Returns
         -------

@@ -34,6 +34,22 @@ __all__ = ["CalibrationErrorResult", "cross_fit_calibration_error"]
 class CalibrationErrorResult:
     """A cross-fitted estimate of a squared calibration error with its standard error.
 
+    Returned by :func:`cross_fit_calibration_error`; the parameters are stored as the
+    attributes of the same names.
+
+    Parameters
+    ----------
+    estimate : float
+        The estimate.
+    standard_error : float
+        Its standard error.
+    method : str
+        The estimate's name.
+    terms : ndarray of shape (n_samples,)
+        Per-sample terms.
+    fold_estimates : ndarray of shape (n_folds,)
+        Per-fold means of the terms.
+
     Attributes
     ----------
     estimate : float
@@ -66,6 +82,7 @@ class CalibrationErrorResult:
         Parameters
         ----------
         confidence_level : float, default=0.95
+            Coverage of the two-sided interval, in (0, 1).
 
         Returns
         -------

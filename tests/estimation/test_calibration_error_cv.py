@@ -67,7 +67,7 @@ def _by_hand(P, y, candidates, mode, seed, test_size=0.2, n_folds=5):
 @pytest.mark.parametrize("mode", ["top_label", "classwise"])
 def test_pipeline_equals_the_protocol_by_hand(mode):
     P, y = _data()
-    cv = CalibrationErrorCV(CANDIDATES, mode=mode, random_state=3).fit(P, y)
+    cv = CalibrationErrorCV(CANDIDATES, estimate="plugin", mode=mode, random_state=3).fit(P, y)
     rows, test = _by_hand(P, y, CANDIDATES, mode, seed=3)
     res = cv.cv_results_
     assert len(res["mean_risk"]) == len(rows) == 3 + 2 + 3 + 4
@@ -289,14 +289,21 @@ def test_parameters_are_checked_before_the_data(params, exc, match):
         CalibrationErrorCV(**params).fit(None, None)
 
 
-def test_summary_states_the_bias():
+def test_summary_states_the_estimate_and_the_bias():
     P, y = _data(n=200, seed=13)
     cv = CalibrationErrorCV(CANDIDATES[1:2], mode="top_label", cv=3, random_state=0).fit(P, y)
     text = cv.summary()
+    low, high = cv.confidence_interval()
     assert text.splitlines()[0].split()[0] == "rank"
-    assert f"{cv.calibration_error_:.6f}" in text and "total SE" in text
-    for phrase in ("biased", "downwards", "standard errors do not cover", "skcalib.skce",
-                   "skcalib.stats"):
+    assert f"one-step estimate (debiased, cross-fitted): {cv.calibration_error_:.6f}" in text
+    assert f"[{low:.6f}, {high:.6f}]" in text
+    assert f"plugin {cv.estimates_['plugin'][0]:.6f}" in text
+    plug = CalibrationErrorCV(CANDIDATES[1:2], estimate="plugin", mode="top_label", cv=3,
+                              random_state=0).fit(P, y)
+    text = plug.summary()
+    assert f"plug-in estimate (the paper's fold ensemble): {plug.calibration_error_:.6f}" in text
+    for phrase in ("biased", "downwards", "standard errors do not cover",
+                   f"one_step {cv.calibration_error_:.6f}"):
         assert phrase in text
 
 
@@ -351,7 +358,8 @@ def _z_scores(make, truth, mode, seeds, n):
         P, y = make(n, random_state=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GridBoundaryWarning)
-            cv = CalibrationErrorCV(cands, mode=mode, random_state=seed).fit(P, y)
+            cv = CalibrationErrorCV(cands, estimate="plugin", mode=mode,
+                                    random_state=seed).fit(P, y)
         assert cv.fold_overlap_ == pytest.approx(0.75, abs=0.01)
         assert cv.total_standard_error_ > np.hypot(cv.standard_error_,
                                                    cv.sampling_standard_error_)
