@@ -102,6 +102,12 @@ class CalibrationEstimatorMixin:
         G = self._residual_problem(k, inputs)
         return G, np.einsum("ij,ij->i", G, G)
 
+    def _residual_estimate(self, k, inputs):
+        """``g_hat`` alone (``(n, m)``), for the regression risk that selects the candidate of
+        the debiased estimates; families with a cheaper path than :meth:`_residual_terms`
+        override it."""
+        return self._residual_terms(k, inputs)[0]
+
     def _estimate_parts(self, P, y_idx, inputs=None):
         """``(gR, sq)``: per sample ``g_hat(q) . r`` and the square ``sq``, summed over problems."""
         if inputs is None:

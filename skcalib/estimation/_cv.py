@@ -13,6 +13,7 @@ from .._validation import (check_labels_and_probabilities, check_n_jobs, check_o
                            check_random_state_param, check_scalar_param, user_stacklevel)
 from .._pairwise import _blas_single_thread
 from .._problems.modes import resolve_mode
+from ._base import problems_of
 from ._base import ESTIMATES, MODES, CalibrationEstimatorMixin, calibration_risk
 from ._debiased import fold_parts, summarise, wald_interval
 from ._binning import BinnedCalibrationEstimator
@@ -221,8 +222,9 @@ def _fold_task(candidates, P, y, classes, mode, train, val, P_test):
 
 
 def _fold_task_body(candidates, P, y, classes, mode, train, val, P_test):
-    risks, estimates = [], []
+    risks, estimates, residual_risks = [], [], []
     Ptr, ytr, Pva, yva = P[train], y[train], P[val], y[val]
+    residuals = [R for _, R in problems_of(Pva, yva, classes, mode)]
     spectra = {}  # one decomposition per kernel setting, shared by every method and alpha
     for name, est, params_list in candidates:
         if isinstance(est, KernelRidgeCalibrationEstimator):
@@ -232,6 +234,7 @@ def _fold_task_body(candidates, P, y, classes, mode, train, val, P_test):
                 groups.setdefault(repr(sorted(rest.items())), (rest, []))[1].append(i)
             r = np.empty(len(params_list))
             e = np.empty((len(params_list), P_test.shape[0]))
+            g = np.empty(len(params_list))
             for rest, idx in groups.values():
                 alphas = [params_list[i].get("alpha", est.alpha) for i in idx]
                 model = clone(est).set_params(**rest, alpha=alphas[0], mode=mode, labels=classes)
@@ -244,17 +247,34 @@ def _fold_task_body(candidates, P, y, classes, mode, train, val, P_test):
                     model = spectra.setdefault(key, model.fit(Ptr, ytr))
                 r[idx] = model.risk_path(Pva, yva, alphas)
                 e[idx] = model.transform_path(P_test, alphas)
+                inputs = model._problem_inputs(Pva)
+                for i, a in zip(idx, alphas):
+                    g[i] = _residual_risk(model._sharing_fit(alpha=a), inputs, residuals)
             risks.append(r)
             estimates.append(e)
+            residual_risks.append(g)
             continue
-        r, e = [], []
+        r, e, g = [], [], []
         for params in params_list:
             model = clone(est).set_params(**params, mode=mode, labels=classes).fit(Ptr, ytr)
             r.append(calibration_risk(yva, Pva, model))
             e.append(model._diagonal(P_test))
+            g.append(_residual_risk(model, model._problem_inputs(Pva), residuals))
         risks.append(np.array(r))
         estimates.append(np.array(e))
-    return risks, estimates
+        residual_risks.append(np.array(g))
+    return risks, estimates, residual_risks
+
+
+def _residual_risk(model, inputs, residuals):
+    """Held-out ``mean ||r - g_hat(q)||^2`` (summed over problems): the regression risk of the
+    fitted residual, which selects the candidate of the debiased estimates (their bias is
+    ``-||gbar - g||^2``, and this risk is ``E||g_hat - g||^2`` plus a constant)."""
+    total = 0.0
+    for k, R in enumerate(residuals):
+        D = R - model._residual_estimate(k, inputs[k])
+        total += float(np.einsum("ij,ij->", D, D))
+    return total / residuals[0].shape[0]
 
 
 class CalibrationErrorCV(BaseEstimator):
@@ -371,7 +391,11 @@ class CalibrationErrorCV(BaseEstimator):
     best_params_ : dict
     best_estimator_ : estimator
         The selected candidate with its parameters, ``mode`` and ``labels`` (unfitted: the
-        estimate comes from its fold models; fit it to use it on new data).
+        estimate comes from its fold models; fit it to use it on new data). Plug-in: least
+        mean risk; debiased estimates: least mean residual risk.
+    fold_selection_ : ndarray of shape (n_folds,)
+        Debiased estimates: the index (in ``cv_results_``) of the candidate that scores each
+        fold, the one of least residual risk on the other folds.
     mode_ : str
     classes_ : ndarray
     n_train_ : int
@@ -478,7 +502,8 @@ class CalibrationErrorCV(BaseEstimator):
             for train, val in splits)
         self._store_results(expanded, results, mode)
         self._total_standard_error([train for train, _ in splits])
-        self._debiased_estimates(Ptune, ytune, P[idx_test], yi[idx_test], labels_idx, splits)
+        self._debiased_estimates(expanded, Ptune, ytune, P[idx_test], yi[idx_test], labels_idx,
+                                 splits, mode)
         self.mode_, self.classes_, self.n_train_ = mode, classes, n_train
         self.tune_indices_, self.test_indices_ = idx_tune, idx_test
         self.n_splits_ = len(splits)
@@ -488,8 +513,9 @@ class CalibrationErrorCV(BaseEstimator):
 
     def _store_results(self, expanded, results, mode):
         K = len(results)
-        risks = np.array([np.concatenate(r) for r, _ in results])  # (K, n_candidates)
-        diags = np.array([np.vstack(e) for _, e in results])  # (K, n_candidates, n_test)
+        risks = np.array([np.concatenate(r) for r, _, _ in results])  # (K, n_candidates)
+        diags = np.array([np.vstack(e) for _, e, _ in results])  # (K, n_candidates, n_test)
+        resid = np.array([np.concatenate(g) for _, _, g in results])  # (K, n_candidates)
         ests = diags.mean(axis=2)
         families, params = [], []
         for name, _, plist in expanded:
@@ -510,14 +536,17 @@ class CalibrationErrorCV(BaseEstimator):
             res[f"split{k}_estimate"] = ests[k]
         res["mean_estimate"] = ests.mean(axis=0)
         res["se_estimate"] = ests.std(axis=0, ddof=1) / np.sqrt(K)
+        for k in range(K):
+            res[f"split{k}_residual_risk"] = resid[k]
+        res["mean_residual_risk"] = resid.mean(axis=0)
+        res["se_residual_risk"] = resid.std(axis=0, ddof=1) / np.sqrt(K)
+        order_g = np.argsort(res["mean_residual_risk"], kind="stable")
+        rank = np.empty(mean.size, dtype=int)
+        rank[order_g] = np.arange(1, mean.size + 1)
+        res["rank_residual_risk"] = rank
         self.cv_results_ = res
         best = int(order[0])
-        self.best_index_ = best
-        self.best_family_ = families[best]
-        self.best_params_ = dict(params[best])
-        est = dict((name, e) for name, e, _ in expanded)[families[best]]
-        self.best_estimator_ = clone(est).set_params(**self.best_params_, mode=mode,
-                                                     labels=self.labels)
+        self._select(expanded, best, mode)
         self.fold_estimates_ = ests[:, best]
         self.calibration_error_ = float(res["mean_estimate"][best])
         self.standard_error_ = float(res["se_estimate"][best])
@@ -546,31 +575,59 @@ class CalibrationErrorCV(BaseEstimator):
         self.total_standard_error_ = float(np.sqrt(self.sampling_standard_error_ ** 2
                                                    + model_var))
 
-    def _debiased_estimates(self, Ptune, ytune, Ptest, ytest, classes, splits):
-        """Cross-fit the selected candidate: ``estimates_`` and the reported estimate.
+    def _select(self, expanded, best, mode):
+        """``best_index_``, ``best_family_``, ``best_params_``, ``best_estimator_``."""
+        res = self.cv_results_
+        self.best_index_ = best
+        self.best_family_ = res["family"][best]
+        self.best_params_ = dict(res["params"][best])
+        est = dict((name, e) for name, e, _ in expanded)[self.best_family_]
+        self.best_estimator_ = clone(est).set_params(**self.best_params_, mode=mode,
+                                                     labels=self.labels)
 
-        The selected candidate is refitted on each training fold; every tuning sample is scored
-        by the model of the fold that held it out, every test sample by the mean over the fold
-        models (none of which saw it). All three estimates come from these scores.
+    def _debiased_estimates(self, expanded, Ptune, ytune, Ptest, ytest, classes, splits, mode):
+        """Cross-fitted debiased estimates: ``estimates_`` and the reported estimate.
+
+        The debiased estimates select by the held-out regression risk of the fitted residual
+        (``mean_residual_risk``), not by the pair risk: their bias is minus the squared error of
+        the fitted residual, which the pair risk cannot see (it is blind to the sign of
+        ``g_hat``). The selection is cross-fitted too: the model that scores fold ``k`` is the
+        candidate of least residual risk on the *other* folds (choosing it on fold ``k``'s own
+        labels would favour the candidate whose ``g_hat`` happens to follow that fold's label
+        noise -- the one-step's main term -- and bias the estimate upwards), fitted on fold
+        ``k``'s training part. Every tuning sample is scored by the model of the fold that held
+        it out, every test sample by the mean over the fold models (no selection or fit saw
+        the test part).
         """
-        est = clone(self.best_estimator_).set_params(labels=classes)
+        plugin_best = self.best_index_
+        res = self.cv_results_
+        K = len(splits)
+        resid = np.array([res[f"split{k}_residual_risk"] for k in range(K)])
         parts = [np.empty(ytune.size) for _ in range(3)]
         test_parts = [np.zeros(ytest.size) for _ in range(3)]
-        folds = []
-        K = len(splits)
-        for train, val in splits:
-            model = clone(est).fit(Ptune[train], ytune[train])
+        folds, chosen = [], []
+        for k, (train, val) in enumerate(splits):
+            others = np.delete(resid, k, axis=0).mean(axis=0)
+            c = int(np.argmin(others))
+            self._select(expanded, c, mode)
+            model = clone(self.best_estimator_).set_params(labels=classes).fit(Ptune[train],
+                                                                               ytune[train])
             for whole, piece in zip(parts, fold_parts(model, Ptune[val], ytune[val])):
                 whole[val] = piece
             for whole, piece in zip(test_parts, fold_parts(model, Ptest, ytest)):
                 whole += piece / K
             folds.append(val)
+            chosen.append(c)
+        self.fold_selection_ = np.array(chosen)
         parts = tuple(np.concatenate([a, b]) for a, b in zip(parts, test_parts))
         self.estimates_ = {"plugin": (self.calibration_error_, self.total_standard_error_)}
         for kind in ("one_step", "product"):
             self.estimates_[kind] = summarise(parts, kind)
         self.estimate_ = self.estimate
-        if self.estimate != "plugin":
+        if self.estimate == "plugin":
+            self._select(expanded, plugin_best, mode)
+        else:
+            self._select(expanded, int(np.argmin(res["mean_residual_risk"])), mode)
             value, se = self.estimates_[self.estimate]
             self.calibration_error_ = value
             self.standard_error_ = self.sampling_standard_error_ = self.total_standard_error_ = se
@@ -616,8 +673,9 @@ class CalibrationErrorCV(BaseEstimator):
         """The selection table and the estimate as text.
 
         Every candidate's mean held-out risk (with its SE and ``100 sqrt(risk)`` as the paper
-        reports it) and test estimate, best first; then the selected estimate with its standard
-        errors and a note on its bias.
+        reports it), its held-out residual risk (which selects for the debiased estimates) and
+        its plug-in test estimate, best first by the selection of the reported estimate; then
+        the reported estimate with its interval and a note on its bias.
 
         Returns
         -------
@@ -625,13 +683,15 @@ class CalibrationErrorCV(BaseEstimator):
         """
         check_is_fitted(self)
         r = self.cv_results_
+        by = "rank_risk" if self.estimate_ == "plugin" else "rank_residual_risk"
         lines = [f"{'rank':>4}  {'family':<32} {'params':<28} {'risk':>10} {'se':>9} "
-                 f"{'100sqrt':>8} {'estimate':>10} {'se':>9}"]
-        for i in np.argsort(r["rank_risk"], kind="stable"):
+                 f"{'100sqrt':>8} {'resid risk':>10} {'estimate':>10} {'se':>9}"]
+        for i in np.argsort(r[by], kind="stable"):
             params = ", ".join(f"{k}={_short(v)}" for k, v in r["params"][i].items())
-            lines.append(f"{r['rank_risk'][i]:>4}  {r['family'][i]:<32} {params:<28} "
+            lines.append(f"{r[by][i]:>4}  {r['family'][i]:<32} {params:<28} "
                          f"{r['mean_risk'][i]:>10.6f} {r['se_risk'][i]:>9.2e} "
                          f"{100 * np.sqrt(max(r['mean_risk'][i], 0.0)):>8.3f} "
+                         f"{r['mean_residual_risk'][i]:>10.6f} "
                          f"{r['mean_estimate'][i]:>10.6f} {r['se_estimate'][i]:>9.2e}")
         params = ", ".join(f"{k}={_short(v)}" for k, v in self.best_params_.items())
         low, high = self.confidence_interval()

@@ -94,6 +94,9 @@ class KDECalibrationEstimator(_CalibrationEstimatorBase):
     def _residual_terms(self, k, Q):
         return self._smooth(k, Q, square=True)
 
+    def _residual_estimate(self, k, Q):
+        return self._smooth(k, Q)[0]
+
     def _smooth(self, k, Q, square=False):
         """``(g_hat, sq)`` at the inputs ``Q``; ``sq`` (only with ``square``) is the U-statistic
         square ``sum_{a != b} w_a w_b x_a . x_b / sum_{a != b} w_a w_b`` of

@@ -317,6 +317,10 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         sq = np.einsum("ij,ij->i", G, G) - np.einsum("ij,ij->i", DB @ st.residual_gram(), DB)
         return G, sq
 
+    def _residual_estimate(self, k, Bt):
+        check_scalar_param(self.alpha, "alpha", kind="real", min_val=0, include_min=False)
+        return Bt @ (self._residual_filter(k)[:, None] * self.problems_[k].S)
+
     def _plugin_residuals(self, k, Bt):
         if self.method != "two_step":
             return None

@@ -216,7 +216,8 @@ def test_width_search_lowers_the_risk_of_kernel_ridge_on_low_entropy_data():
     fits = {}
     for grids in ("default", "paper"):
         cands = [c for c in default_candidates(384, "canonical", grids=grids) if c[0] != "kde"]
-        fits[grids] = CalibrationErrorCV(cands, mode="canonical", random_state=0).fit(P, y)
+        fits[grids] = CalibrationErrorCV(cands, estimate="plugin", mode="canonical",
+                                         random_state=0).fit(P, y)
     width, paper = fits["default"], fits["paper"]
     assert width.n_train_ == 384
     assert width.best_params_["gamma"] > 0.5

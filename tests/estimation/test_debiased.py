@@ -107,6 +107,9 @@ class _Tracking(_CalibrationEstimatorBase):
     def _pairwise_problem(self, k, Q1, Q2):
         return self._inner._pairwise_problem(k, Q1, Q2)
 
+    def _residual_terms(self, k, Q):  # the selection's residual risk (not logged)
+        return self._inner._residual_terms(k, Q)
+
     def _estimate_parts(self, P, y_idx, inputs=None):
         _Tracking.log.append((self._rows, [r.tobytes() for r in P]))
         return self._inner._estimate_parts(P, y_idx, self._inner._problem_inputs(P))
