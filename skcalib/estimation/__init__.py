@@ -13,15 +13,19 @@ negation) measures it on held-out data by the unbiased U-statistic of the pair t
 * :class:`TemperatureCalibrationEstimator` -- the plug-in of temperature scaling (the paper's
   simulation family), and :class:`ZeroCalibrationEstimator` (``h = 0``);
 * :class:`CalibrationErrorCV` -- the paper's pipeline: split, cross-validated choice among
-  families and grids by held-out risk, fold-ensemble estimate on the test split.
+  families and grids by held-out risk, then a debiased cross-fitted estimate (one-step by
+  default) with a standard error whose interval covers the truth (or the paper's plug-in);
+* :func:`cross_fit_calibration_error` -- the debiased estimates of one estimation function,
+  cross-fitted, as a :class:`CalibrationErrorResult`.
 
 Notions (``mode``) are those of :func:`skcalib.calibration_error`; see :mod:`._base`.
 """
 
-from ._base import MODES, calibration_risk
+from ._base import ESTIMATES, MODES, calibration_risk
 from ._binning import BinnedCalibrationEstimator
 from ._cv import (DEFAULT_GAMMAS, CalibrationErrorCV, GridBoundaryWarning, default_candidates,
                   default_ridge_grids)
+from ._debiased import CalibrationErrorResult, cross_fit_calibration_error
 from ._grids import paper_grids
 from ._kde import KDECalibrationEstimator
 from ._kernel_ridge import KernelRidgeCalibrationEstimator
@@ -45,4 +49,7 @@ __all__ = [
     "DEFAULT_GAMMAS",
     "paper_grids",
     "MODES",
+    "ESTIMATES",
+    "CalibrationErrorResult",
+    "cross_fit_calibration_error",
 ]

@@ -31,6 +31,10 @@ from .._problems.modes import make_problems, resolve_mode
 
 MODES = ("auto", "binary", "top_label", "classwise", "canonical")
 
+#: The estimates of the squared error an estimation function gives on held-out data: the plug-in
+#: mean of ``h(p, p)`` and the two debiased ones that also read the labels (docs/estimation.rst).
+ESTIMATES = ("plugin", "one_step", "product")
+
 #: Rows per tile of the chunked risk: tiles of ``_RISK_TILE`` x n_samples pair entries.
 _RISK_TILE = 256
 
@@ -85,6 +89,30 @@ class CalibrationEstimatorMixin:
     def _diag_problem(self, k, Q):
         R = self._residual_problem(k, Q)
         return np.einsum("ij,ij->i", R, R)
+
+    def _residual_terms(self, k, inputs):
+        """``(G, sq)``: the estimated residual ``g_hat`` at these inputs and its square.
+
+        ``G`` (``(n, m)``) is the family's estimate of ``g(q) = q - pi(q)``, the residual the
+        debiased estimates correct with the labels; ``sq`` (``(n,)``) is the square of ``g_hat``
+        with the pairs of a training sample with itself left out (a U-statistic: free of the
+        variance of ``g_hat``). Families whose ``g_hat`` carries no training noise of that kind
+        (temperature scaling, zero) keep ``sq = ||G||^2``, the default.
+        """
+        G = self._residual_problem(k, inputs)
+        return G, np.einsum("ij,ij->i", G, G)
+
+    def _estimate_parts(self, P, y_idx, inputs=None):
+        """``(gR, sq)``: per sample ``g_hat(q) . r`` and the square ``sq``, summed over problems."""
+        if inputs is None:
+            inputs = self._problem_inputs(P)
+        gR = np.zeros(P.shape[0])
+        sq = np.zeros(P.shape[0])
+        for k, (_, R) in enumerate(problems_of(P, y_idx, self.classes_, self.mode_)):
+            G, s = self._residual_terms(k, inputs[k])
+            gR += np.einsum("ij,ij->i", G, R)
+            sq += s
+        return gR, sq
 
 
 class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, BaseEstimator):
@@ -180,26 +208,78 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
         _, Q = self._inputs(X)
         return sum(self._diag_problem(k, Q[k]) for k in range(len(Q)))
 
-    def calibration_error(self, X, sample_weight=None):
-        """The estimate of the **squared** calibration error: the mean of ``h(p_i, p_i)``.
+    def calibration_error(self, X, sample_weight=None, *, y=None, estimate="plugin"):
+        """The estimate of the **squared** calibration error on held-out data.
 
-        It is an unbiased-type estimate and can be negative; it is never square-rooted or
-        clipped here.
+        ``estimate="plugin"`` is the mean of ``h(p_i, p_i)`` (no labels needed). The debiased
+        estimates also read the labels ``y`` of the held-out samples: ``"one_step"`` the mean of
+        ``2 g_hat(q_i) . r_i - sq_i`` (bias of second order: minus the squared smoothing bias
+        of ``g_hat``) and ``"product"`` the mean of ``g_hat(q_i) . r_i`` (bias of first order in
+        the smoothing bias, none from the variance of ``g_hat``); see :meth:`_residual_terms`
+        and the user guide (docs/estimation.rst, "Debiased estimates"). Every estimate can be
+        negative; it is never square-rooted or clipped here.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_classes) or (n_samples,)
             Predicted probabilities (data not used to fit the estimator).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights: the weighted mean of ``h(p_i, p_i)``.
+            Non-negative weights: the weighted mean of the per-sample terms.
+        y : array-like of shape (n_samples,), default=None
+            Labels of ``X``; required by the debiased estimates.
+        estimate : {"plugin", "one_step", "product"}, default="plugin"
 
         Returns
         -------
         float
+
+        Examples
+        --------
+        >>> from skcalib.datasets import make_binary_squared_calibration
+        >>> from skcalib.estimation import KDECalibrationEstimator
+        >>> c, y = make_binary_squared_calibration(4000, random_state=0)   # truth 1/30 = 0.0333
+        >>> est = KDECalibrationEstimator(bandwidth=0.05, mode="binary").fit(c[:2000], y[:2000])
+        >>> round(est.calibration_error(c[2000:], y=y[2000:], estimate="one_step"), 3)
+        0.034
         """
-        t = self._diagonal(X)
+        t = self.calibration_error_terms(X, y, estimate=estimate)
         w = check_sample_weight(sample_weight, t.shape[0], rescale=True)
         return float(t.mean() if w is None else (w @ t) / w.sum())
+
+    def calibration_error_terms(self, X, y=None, *, estimate="plugin"):
+        """Per-sample terms whose mean is :meth:`calibration_error` (for standard errors).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_classes) or (n_samples,)
+            Predicted probabilities (data not used to fit the estimator).
+        y : array-like of shape (n_samples,), default=None
+            Labels of ``X``; required by the debiased estimates.
+        estimate : {"plugin", "one_step", "product"}, default="plugin"
+            ``"plugin"``: ``h(p_i, p_i)``; ``"product"``: ``g_hat(q_i) . r_i``;
+            ``"one_step"``: ``2 g_hat(q_i) . r_i - sq_i`` (the estimated influence values, up to
+            the estimate: their standard deviation over ``sqrt(n)`` is the standard error of
+            both debiased estimates).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_option(estimate, "estimate", ESTIMATES)
+        if estimate == "plugin":
+            return self._diagonal(X)
+        gR, sq = self._labelled_parts(X, y, estimate)
+        return gR if estimate == "product" else 2.0 * gR - sq
+
+    def _labelled_parts(self, X, y, estimate):
+        check_is_fitted(self)
+        self._check_params()
+        if y is None:
+            raise ValueError(f"estimate={estimate!r} reads the labels of the held-out samples: "
+                             f"pass y=.")
+        data = check_labels_and_probabilities(y, X, labels=self.classes_, prob_name="X",
+                                              label_name="y")
+        return self._estimate_parts(data.probs, data.y)
 
     def score(self, X, y, sample_weight=None):
         """Negated calibration estimation risk on ``(X, y)`` (greater is better).

@@ -99,8 +99,14 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
                 # one-sample bins: the correction cancels delta^2 (their diagonal is 0)
                 corr = np.where(ok, var / np.where(ok, counts - 1.0, 1.0),
                                 np.einsum("ij,ij->i", delta, delta))
+            # the leave-own-pair-out square of the bin mean (debiased estimates): a U-statistic
+            # over pairs of distinct samples of the bin, 0 for a bin with one sample
+            r2 = np.bincount(cells, weights=np.einsum("ij,ij->i", R, R), minlength=n_cells)
+            pairs = counts * (counts - 1.0)
+            square = np.where(counts > 1, (counts ** 2 * np.einsum("ij,ij->i", delta, delta) - r2)
+                              / np.where(counts > 1, pairs, 1.0), 0.0)
             states.append({"binning": binning, "Q": np.array(Q), "cells": cells,
-                           "delta": delta, "corr": corr})
+                           "delta": delta, "corr": corr, "square": square})
         self.problems_ = states
 
     def _cells(self, k, Q):
@@ -123,6 +129,11 @@ class BinnedCalibrationEstimator(_CalibrationEstimatorBase):
     def _delta(self, k, cells):
         D = self.problems_[k]["delta"]
         return np.where((cells >= 0)[:, None], D[np.maximum(cells, 0)], 0.0)
+
+    def _residual_terms(self, k, Q):
+        c = self._cells(k, Q)
+        return self._delta(k, c), np.where(c >= 0, self.problems_[k]["square"][np.maximum(c, 0)],
+                                           0.0)
 
     def _pairwise_problem(self, k, Q1, Q2):
         c1 = self._cells(k, Q1)

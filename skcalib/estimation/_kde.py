@@ -89,10 +89,22 @@ class KDECalibrationEstimator(_CalibrationEstimatorBase):
         self.problems_ = states
 
     def _residual_problem(self, k, Q):
+        return self._smooth(k, Q)[0]
+
+    def _residual_terms(self, k, Q):
+        return self._smooth(k, Q, square=True)
+
+    def _smooth(self, k, Q, square=False):
+        """``(g_hat, sq)`` at the inputs ``Q``; ``sq`` (only with ``square``) is the U-statistic
+        square ``sum_{a != b} w_a w_b x_a . x_b / sum_{a != b} w_a w_b`` of
+        ``g_hat(q) = sum_a w_a x_a``, ``x_a = q - t_a`` (Nadaraya-Watson weights ``w``)."""
         st = self.problems_[k]
         logX = np.log(np.maximum(_simplex_points(Q), _TINY))
+        T = st["targets"]
         n_train = st["log_norm"].shape[0]
-        out = np.empty((Q.shape[0], st["targets"].shape[1]))
+        out = np.empty((Q.shape[0], T.shape[1]))
+        sq = np.empty(Q.shape[0]) if square else None
+        t2 = np.einsum("ij,ij->i", T, T) if square else None
         step = max(1, _TILE_ENTRIES // max(n_train, 1))
         for lo in range(0, Q.shape[0], step):
             hi = min(Q.shape[0], lo + step)
@@ -100,5 +112,19 @@ class KDECalibrationEstimator(_CalibrationEstimatorBase):
             L -= st["log_norm"]
             L -= L.max(axis=1, keepdims=True)
             np.exp(L, out=L)
-            out[lo:hi] = (L @ st["targets"]) / L.sum(axis=1, keepdims=True)
-        return Q - out
+            L /= L.sum(axis=1, keepdims=True)
+            G = Q[lo:hi] - L @ T
+            out[lo:hi] = G
+            if square:
+                q = Q[lo:hi]
+                L *= L
+                w2 = L.sum(axis=1)
+                # sum_a w_a^2 ||q - t_a||^2
+                own = (np.einsum("ij,ij->i", q, q) * w2 - 2.0 * np.einsum("ij,ij->i", q, L @ T)
+                       + L @ t2)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    s = (np.einsum("ij,ij->i", G, G) - own) / (1.0 - w2)
+                # all the weight on one training sample: no pair of distinct samples, 0 as the
+                # binning's one-sample bins
+                sq[lo:hi] = np.where(w2 < 1.0 - 1e-8, s, 0.0)
+        return out, sq

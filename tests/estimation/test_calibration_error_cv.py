@@ -91,18 +91,26 @@ def test_pipeline_equals_the_protocol_by_hand(mode):
     assert "rank" in cv.summary().splitlines()[0]
 
 
-def test_test_labels_are_never_used():
-    """Selection and estimate do not depend on the test split's labels (nor does anything)."""
+@pytest.mark.parametrize("estimate", ["plugin", "one_step", "product"])
+def test_test_labels_are_never_used_for_the_selection(estimate):
+    """The selection never reads the test split's labels; the plug-in estimate does not either,
+    while the debiased estimates do (they correct the plug-in with them)."""
     P, y = _data(seed=1)
-    cv1 = CalibrationErrorCV(CANDIDATES[:3], mode="top_label", random_state=0).fit(P, y)
+    cv1 = CalibrationErrorCV(CANDIDATES[:3], estimate=estimate, mode="top_label",
+                             random_state=0).fit(P, y)
     _, test = train_test_split(np.arange(len(y)), test_size=0.2, random_state=0)
     y2 = y.copy()
     y2[test] = (y2[test] + 1) % 3
-    cv2 = CalibrationErrorCV(CANDIDATES[:3], mode="top_label", random_state=0).fit(P, y2)
+    cv2 = CalibrationErrorCV(CANDIDATES[:3], estimate=estimate, mode="top_label",
+                             random_state=0).fit(P, y2)
     for key in cv1.cv_results_:
         if key not in ("family", "params"):
             assert_array_equal(cv1.cv_results_[key], cv2.cv_results_[key])
-    assert cv1.calibration_error_ == cv2.calibration_error_
+    assert cv1.estimates_["plugin"] == cv2.estimates_["plugin"]
+    if estimate == "plugin":
+        assert cv1.calibration_error_ == cv2.calibration_error_
+    else:
+        assert cv1.calibration_error_ != cv2.calibration_error_
 
 
 def test_candidate_formats_and_errors():
