@@ -143,6 +143,18 @@ def simulate(cell, n, seed):
     raise ValueError(f"unknown simulation {sim!r}")
 
 
+_GENERATORS = {"dirichlet": "make_dirichlet_calibration",
+               "binary_squared": "make_binary_squared_calibration",
+               "shrinkage10": "make_shrinkage_calibration",
+               "smoothstep": "make_smoothstep_calibration"}
+
+
+def available(cell):
+    """Whether this skcalib has the simulation of ``cell``."""
+    from skcalib import datasets
+    return hasattr(datasets, _GENERATORS[CELLS[cell][0]])
+
+
 def select_cells(names):
     """The cells named by ``names`` (full names or simulation names), in CELLS order."""
     if not names:
@@ -210,12 +222,16 @@ _COMMIT = []
 
 
 def _commit():
-    """Short git commit of the skcalib being measured (``"unknown"`` outside a checkout)."""
+    """Short git commit of the skcalib being measured (``"unknown"`` outside a checkout).
+
+    ``+dirty`` when ``skcalib/`` has uncommitted changes.
+    """
     if not _COMMIT:
         try:
             out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
                                  capture_output=True, text=True, timeout=10)
-            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no",
+                                    "--", str(HERE.parent / "skcalib")],
                                    cwd=HERE, capture_output=True, text=True, timeout=10)
             commit = out.stdout.strip() or "unknown"
             _COMMIT.append(commit + ("+dirty" if dirty.stdout.strip() else ""))
@@ -505,6 +521,10 @@ def main(argv=None):
     parser.add_argument("--report-only", action="store_true", help="no fits: the cache's table")
     args = parser.parse_args(argv)
     cells = select_cells(args.cells)
+    missing = [c for c in cells if not available(c)]
+    if missing and not args.report_only:
+        print(f"not in this skcalib (skipped): {', '.join(missing)}")
+        cells = [c for c in cells if c not in missing]
     sys.path.insert(0, str(HERE))
     from bench_foundation import environment_line
     print(environment_line())
