@@ -467,13 +467,15 @@ def format_text(rows):
         return "  ".join(c.ljust(w) if i in left else c.rjust(w)
                          for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
-    out = [line(_HEAD), "-" * len(line(_HEAD))]
+    out = [line(_HEAD) + "  selected (first row of a cell and n)",
+           "-" * (len(line(_HEAD)) + 37)]
     prev = None
     for r, b in zip(rows, body):
-        if prev is not None and (r["cell"], r["n"]) != prev:
+        first = (r["cell"], r["n"]) != prev
+        if prev is not None and first:
             out.append("")
         prev = (r["cell"], r["n"])
-        out.append(line(b))
+        out.append(line(b) + ("  " + r["selected"] if first else ""))
     out.append("")
     out += summary_lines(rows)
     return "\n".join(out)
