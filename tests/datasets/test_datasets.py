@@ -239,12 +239,12 @@ def test_ground_truth_default_is_uncalibrated_univariate():
 
 
 def test_ground_truth_is_cached():
-    from skcalib import datasets
+    from skcalib.datasets import _regression
 
     gaussian_predictions_skce(7)
-    hits = datasets._miscalibrated_skce.cache_info().hits
+    hits = _regression._miscalibrated_skce.cache_info().hits
     first = gaussian_predictions_skce(7)
-    assert datasets._miscalibrated_skce.cache_info().hits == hits + 1
+    assert _regression._miscalibrated_skce.cache_info().hits == hits + 1
     assert gaussian_predictions_skce(7) == first
 
 
@@ -704,7 +704,8 @@ def test_dirichlet_predictions_validation(kwargs, error, name):
 
 
 def test_make_audit_data_law_and_local_bias():
-    from skcalib.datasets import _audit_shift, make_audit_data
+    from skcalib.datasets import make_audit_data
+    from skcalib.datasets._audit import _audit_shift
 
     X, y, audit, proba = make_audit_data(20000, random_state=0)
     age, group = audit[:, 0], audit[:, 1]

@@ -32,12 +32,12 @@ from skcalib.datasets import (
     DIRICHLET_CALIBRATION_ACCURACY,
     DIRICHLET_CALIBRATION_ERRORS,
     DIRICHLET_CALIBRATION_ERRORS_SE,
-    _neighbour_pair_terms,
     dirichlet_calibration_errors,
     make_binary_squared_calibration,
     make_dirichlet_calibration,
     squared_calibration_errors,
 )
+from skcalib.datasets._gruber_bach import _neighbour_pair_terms
 from skcalib.estimation import (
     BinnedCalibrationEstimator,
     KDECalibrationEstimator,
