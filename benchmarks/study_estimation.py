@@ -17,7 +17,8 @@ The table, per (cell, n, estimator), over the seeds ``0 .. --seeds - 1`` found i
 
 * ``seeds``: fits done; ``truth``: the population value;
 * ``mean z``: the mean of ``(estimate - truth) / se`` -- the bias in units of the *reported*
-  standard error;
+  standard error (one fit whose SE collapses, e.g. a selected ``h`` close to 0, can dominate it:
+  ``-28912`` on shrinkage10/canonical at n = 500; read it with ``t(bias)`` and the coverage);
 * ``t(bias)``: ``(mean estimate - truth) / se(bias)`` with ``se(bias)`` the sd of the estimates
   over the seeds / sqrt(seeds) -- the Monte-Carlo significance of the bias;
 * ``RMSE``: ``sqrt(mean((estimate - truth)^2))``; ``mean SE``: the mean reported SE;
