@@ -49,6 +49,17 @@ target run); ``--eigh-10k`` times one exact eigendecomposition of a 6,400 x 6,40
 (one exact fold at n = 10,000). The exact pipeline at n = 4,000 is always profiled (cProfile, top
 costs, one BLAS thread; this run also gives the printed values and is not timed).
 
+3. The default search against the paper's grids (issue 24, item 3): ``CalibrationErrorCV()``
+   (four kernel widths, ``n_components="auto"`` for kernel ridge) takes at most 1.5 x the time of
+   ``CalibrationErrorCV("paper")`` on the same data, ``make_dirichlet_calibration(2000,
+   random_state=0)``, top-label and canonical: the median of ``--ratio-rounds`` (>= 3) alternating
+   rounds of each, printed as the ratio of the medians (and the median of the per-round ratios).
+   The automatic low rank must agree with the exact default search within 0.1 of the reported
+   standard error, for the plug-in estimate (``calibration_error_``, in units of
+   ``total_standard_error_``) and for the cross-fitted one-step estimate of the selected
+   candidate (in units of its own standard error; kernel ridge only), on several seeds and n.
+   ``--section default`` runs this part only.
+
 The script always exits with status 0: it is a report, not a test.
 """
 
@@ -68,8 +79,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_foundation import environment_line, print_summary, profile_call, SpeedupReport, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
+from sklearn.base import clone  # noqa: E402
+
+from skcalib.datasets import make_dirichlet_calibration  # noqa: E402
 from skcalib.estimation import (CalibrationErrorCV, KernelRidgeCalibrationEstimator,  # noqa: E402
                                 paper_grids)
+from skcalib.estimation._base import problems_of  # noqa: E402
 
 SEED = 20261123
 N_EXACT, N_BIG, C = 4_000, 10_000, 10
@@ -84,6 +99,11 @@ TARGET_SPEEDUP = 20.0
 TARGET_AGREEMENT = 1e-8        # relative difference of skcalib's and the reference's estimate
 TARGET_LOWRANK_ERROR = 1e-3    # |estimate(Nystrom) - estimate(exact)| at n = 4,000
 TARGET_BIG_SECONDS = 60.0      # n = 10,000, Nystrom, end to end
+
+N_RATIO = 2_000                # section 3: default search vs the paper's grids
+TARGET_DEFAULT_RATIO = 1.5     # default time / paper time (medians)
+TARGET_AUTO_SE = 0.1           # |auto - exact| in units of the reported standard error
+AGREEMENT_CASES = ((2_000, 0), (1_000, 1), (1_000, 2))  # (n, seed) of the agreement lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -554,6 +574,90 @@ def bench_lowrank(rep, args, f, y, cv_exact, alphas, t_exact1, t_ref):
 
 
 # --------------------------------------------------------------------------------------------
+# 3. The default search (automatic low rank) against the paper's grids
+
+
+def cross_fit_one_step(cv, P, y):
+    """The cross-fitted one-step estimate ``mean(2 g(Q).R - sq)`` of ``cv``'s selected candidate
+    on the tuning rows (each scored by the fold model not trained on it) and its standard error;
+    None unless the candidate is kernel ridge."""
+    if not isinstance(cv.best_estimator_, KernelRidgeCalibrationEstimator):
+        return None
+    Pt, yt = P[cv.tune_indices_], y[cv.tune_indices_]
+    yi = np.searchsorted(cv.classes_, yt)
+    terms = np.zeros(len(yt))
+    for train, val in KFold(cv.n_splits_, shuffle=True, random_state=0).split(Pt):
+        est = clone(cv.best_estimator_).set_params(labels=cv.classes_).fit(Pt[train], yt[train])
+        inputs = est._problem_inputs(Pt[val])
+        for k, (_, R) in enumerate(problems_of(Pt[val], yi[val], cv.classes_, cv.mode_)):
+            G, sq = est._residual_terms(k, inputs[k])
+            terms[val] += 2.0 * np.einsum("ij,ij->i", G, R) - sq
+    return terms.mean(), terms.std(ddof=1) / np.sqrt(terms.size)
+
+
+def bench_default_vs_paper(rep, args):
+    ok = True
+    for mode in ("top_label", "canonical"):
+        P, y = make_dirichlet_calibration(N_RATIO, random_state=0)
+        res = {}
+
+        def run(grids):
+            def fit():
+                res[grids] = fit_quiet(CalibrationErrorCV(None if grids == "default" else grids,
+                                                          mode=mode, random_state=0), P, y)
+            return timed(fit)
+
+        t_def, t_pap = interleaved_times([run("default"), run("paper")], args.ratio_rounds)
+        ratio = statistics.median(t_def) / statistics.median(t_pap)
+        per_round = statistics.median([d / p for d, p in zip(t_def, t_pap)])
+        good = ratio <= TARGET_DEFAULT_RATIO
+        ok &= good
+        rep.line(f"3. default search n={N_RATIO} {mode} vs paper grids", t_def, t_pap)
+        rep.value_line(f"3. default / paper time (medians), {mode}",
+                       f"{ratio:.2f} (per-round median {per_round:.2f}, {len(t_def)} rounds)",
+                       f"<= {TARGET_DEFAULT_RATIO:g}", verdict(good))
+        for grids, cv in res.items():
+            print(f"     {grids}: best {cv.best_family_} {cv.best_params_}, estimate "
+                  f"{cv.calibration_error_:.6f} +- {cv.total_standard_error_:.2e}", flush=True)
+    if args.skip_agreement:
+        return ok
+    for mode in ("top_label", "canonical"):
+        for n, seed in AGREEMENT_CASES:
+            P, y = make_dirichlet_calibration(n, random_state=seed)
+            auto = fit_quiet(CalibrationErrorCV(mode=mode, random_state=0), P, y)
+            exact = fit_quiet(CalibrationErrorCV(mode=mode, random_state=0,
+                                                 n_components=10 ** 9), P, y)
+            d_plug = abs(auto.calibration_error_ - exact.calibration_error_) \
+                / exact.total_standard_error_
+            a, e = cross_fit_one_step(auto, P, y), cross_fit_one_step(exact, P, y)
+            d_one = None if e is None or a is None else abs(a[0] - e[0]) / e[1]
+            worst = max(d_plug, 0.0 if d_one is None else d_one)
+            good = worst <= TARGET_AUTO_SE
+            ok &= good
+            one = "-" if d_one is None else f"{d_one:.3f}"
+            rep.value_line(f"3. |auto - exact| / SE, {mode} n={n} seed {seed}",
+                           f"plug-in {d_plug:.3f}, one-step {one}", f"<= {TARGET_AUTO_SE:g}",
+                           verdict(good))
+            ranks = _auto_ranks(auto, P, y)
+            print(f"     selected: auto {auto.best_family_} {auto.best_params_}, exact "
+                  f"{exact.best_family_} {exact.best_params_}; automatic ranks (first fold, "
+                  f"gamma: rank) {ranks}", flush=True)
+    return ok
+
+
+def _auto_ranks(cv, P, y):
+    """``n_components_`` of the default kernel-ridge candidate per width on the first fold."""
+    Pt, yt = P[cv.tune_indices_], y[cv.tune_indices_]
+    train = next(iter(KFold(cv.n_splits_, shuffle=True, random_state=0).split(Pt)))[0]
+    out = {}
+    for gamma in (0.5, 2.0, 8.0, 32.0):
+        est = KernelRidgeCalibrationEstimator(gamma=gamma, n_components="auto", mode=cv.mode_,
+                                              labels=cv.classes_).fit(Pt[train], yt[train])
+        out[gamma] = est.n_components_.tolist()
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def main(argv=None):
@@ -572,6 +676,12 @@ def main(argv=None):
                         help="skip the kkr + ukkr pipeline (information only)")
     parser.add_argument("--profile", action="store_true",
                         help="also profile the n = 10,000 Nystrom pipeline when it passes")
+    parser.add_argument("--section", choices=("all", "default"), default="all",
+                        help="all sections, or only 3. (the default search vs the paper's grids)")
+    parser.add_argument("--ratio-rounds", type=int, default=3,
+                        help="alternating rounds of section 3's timings (default 3)")
+    parser.add_argument("--skip-agreement", action="store_true",
+                        help="section 3 without the auto-rank agreement lines")
     parser.add_argument("--n-exact", type=int, default=N_EXACT, help=argparse.SUPPRESS)
     parser.add_argument("--n-big", type=int, default=N_BIG, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -583,11 +693,15 @@ def main(argv=None):
           flush=True)
     rep = SpeedupReport(width=54, seconds=True)
 
-    print("1. Exact Kronecker kernel-ridge pipeline against the reference algorithm")
-    f, y, cv, alphas, t_exact1, t_ref = bench_exact(rep, args)
-    print("2. Low rank (Nystrom)")
+    if args.section == "all":
+        print("1. Exact Kronecker kernel-ridge pipeline against the reference algorithm")
+        f, y, cv, alphas, t_exact1, t_ref = bench_exact(rep, args)
+        print("2. Low rank (Nystrom)")
+        rep.header()
+        bench_lowrank(rep, args, f, y, cv, alphas, t_exact1, t_ref)
+    print("3. The default search (automatic low rank) against the paper's grids")
     rep.header()
-    bench_lowrank(rep, args, f, y, cv, alphas, t_exact1, t_ref)
+    bench_default_vs_paper(rep, args)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     print_summary(rep, t_start)
     return 0

@@ -43,6 +43,11 @@ from ._base import _CalibrationEstimatorBase, _risk_sum, problems_of
 _METHODS = ("kronecker", "two_step")
 #: Relative eigenvalue floor of the Nystrom landmark kernel matrix (smaller ones are dropped).
 _NYSTROM_RCOND = 1e-12
+#: ``n_components="auto"``: the relative trace of the kernel matrix the low rank may drop.
+_AUTO_TRACE_TOL = 1e-8
+#: ``n_components="auto"``: pivoted-Cholesky (Nystrom) ranks up to this fraction of ``n``; beyond
+#: it the exact eigendecomposition (truncated to the same trace tolerance) is cheaper.
+_AUTO_MAX_FRACTION = 0.5
 #: Query columns per tile when projecting kernel vectors.
 _PROJECT_TILE = 2048
 
@@ -105,26 +110,48 @@ class _Spectral:
 
 
 def _spectral(kernel, Q, R, n_components, rng):
-    """Eigen-decomposition (exact, or Nystrom with ``n_components`` landmarks) of one problem."""
+    """Eigen-decomposition (exact, Nystrom with ``n_components`` landmarks, or ``"auto"``)."""
     n = Q.shape[0]
     k = kernel.resolve(Q)
-    if n_components is None or n_components >= n:
+    if isinstance(n_components, str):  # "auto"
         prep = k._prepare(Q)
         K = prep.block(slice(None), slice(None))
-        # divide and conquer ("evd"): on a quiet machine the fastest driver for all eigenpairs
-        # (n = 2560: 1.96 s, numpy 2.1 s, MRRR 2.35 s)
-        lam, V = linalg.eigh(K, driver="evd", check_finite=False, overwrite_a=True)
-        np.maximum(lam, 0.0, out=lam)  # rounding leaves tiny negative eigenvalues
-        return _Spectral(prep, V.T, lam, V.T @ R, n, r2=_row_sq(R))
+        with _blas_single_thread():  # hundreds of small products: threads only stall
+            pivots = _pivoted_cholesky(K, _AUTO_TRACE_TOL, int(_AUTO_MAX_FRACTION * n))
+        if pivots is None:
+            return _exact(prep, K, R, n, _AUTO_TRACE_TOL)
+        idx = np.sort(pivots)
+        return _nystrom(k._prepare(Q[idx]), K[idx][:, idx], K[:, idx], R, n, idx)
+    if n_components is None or n_components >= n:
+        prep = k._prepare(Q)
+        return _exact(prep, prep.block(slice(None), slice(None)), R, n)
     idx = np.sort(rng.choice(n, size=n_components, replace=False))
     prep = k._prepare(Q[idx])
     Kmm = prep.block(slice(None), slice(None))
+    Knm = prep.block(slice(None), slice(None), prep.like(Q)).T  # n x m
+    return _nystrom(prep, Kmm, Knm, R, n, idx)
+
+
+def _exact(prep, K, R, n, trace_tol=None):
+    """All eigenpairs of ``K`` (overwritten); with ``trace_tol``, only the largest ones, the
+    dropped eigenvalues summing to at most ``trace_tol * trace(K)``."""
+    # divide and conquer ("evd"): on a quiet machine the fastest driver for all eigenpairs
+    # (n = 2560: 1.96 s, numpy 2.1 s, MRRR 2.35 s)
+    lam, V = linalg.eigh(K, driver="evd", check_finite=False, overwrite_a=True)
+    np.maximum(lam, 0.0, out=lam)  # rounding leaves tiny negative eigenvalues
+    if trace_tol is not None:  # lam is ascending: drop the longest head with a small sum
+        drop = int(np.searchsorted(np.cumsum(lam), trace_tol * lam.sum(), side="right"))
+        drop = min(drop, lam.size - 1)
+        lam, V = lam[drop:], V[:, drop:]
+    return _Spectral(prep, V.T, lam, V.T @ R, n, r2=_row_sq(R))
+
+
+def _nystrom(prep, Kmm, Knm, R, n, idx):
+    """Nystrom eigenbasis on the landmarks ``idx`` (``prep`` prepared on them)."""
     with _blas_single_thread():  # small factorisations stall with threaded BLAS under load
         s, U = np.linalg.eigh(Kmm)
     keep = s > _NYSTROM_RCOND * s.max()
     s, U = s[keep], U[:, keep]
-    Phi = prep.like(Q)
-    Knm = prep.block(slice(None), slice(None), Phi).T  # n x m
     Phi = Knm @ (U / np.sqrt(s))
     # thin SVD Phi = Q diag(sig) V^T through a QR of the tall matrix (2-3x faster than gesdd on
     # n x m here, same accuracy); Q = Qr Ub is never formed: only Q^T R is needed
@@ -134,6 +161,35 @@ def _spectral(kernel, Q, R, n_components, rng):
     proj = (sig[:, None] * Vt) @ (U / np.sqrt(s)).T  # B(z) = proj @ k_m(z)
     return _Spectral(prep, proj, sig ** 2, Ub.T @ (Qr.T @ R), n, landmarks=idx,
                      basis=(Qr, Ub), r2=_row_sq(R))
+
+
+def _pivoted_cholesky(K, tol, max_rank):
+    """Pivots of the greedy (largest residual diagonal) partial Cholesky factorisation of ``K``
+    until the trace of the residual ``K - K_nm K_mm^{-1} K_mn`` is at most ``tol * trace(K)``;
+    None when that needs more than ``max_rank`` pivots, or (a cost cut-off only, the spectra
+    decay roughly geometrically) when half of them leave more than ``sqrt(tol)`` of the trace.
+    ``O(n rank^2)``."""
+    n = K.shape[0]
+    diag = np.diag(K).copy()
+    total = diag.sum()
+    target = tol * total
+    L = np.empty((max(max_rank, 1), n))
+    pivots = []
+    for j in range(max_rank):
+        rest = diag.sum()
+        if rest <= target:
+            return pivots
+        if j == max_rank // 2 and rest > np.sqrt(tol) * total:
+            return None
+        p = int(np.argmax(diag))
+        row = K[p] - L[:j, p] @ L[:j]
+        row /= np.sqrt(diag[p])
+        L[j] = row
+        diag -= row * row
+        diag[p] = 0.0
+        np.maximum(diag, 0.0, out=diag)
+        pivots.append(p)
+    return pivots if diag.sum() <= target else None
 
 
 def _row_sq(R):
@@ -167,10 +223,14 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
     gamma : float, default=0.5
         Inverse squared length scale of ``"rbf"`` (the paper's 1/2).
     method : {"kronecker", "two_step"}, default="kronecker"
-    n_components : int, default=None
+    n_components : int or "auto", default=None
         ``None``: the exact eigendecomposition of the ``n x n`` kernel matrix (``O(n^3)``).
         An int ``m < n``: the Nystrom approximation on ``m`` random training points
-        (``O(n m^2)``; see the module notes).
+        (``O(n m^2)``; see the module notes). ``"auto"``: the smallest rank whose approximation
+        drops at most ``1e-8`` of the trace of the kernel matrix, found by a greedy pivoted
+        Cholesky factorisation (Nystrom on the pivots, ``O(n m^2)``) when it needs at most
+        ``n / 2`` pivots, else by the exact eigendecomposition truncated to that trace (the rank
+        used is ``n_components_``).
     mode : {"auto", "binary", "top_label", "classwise", "canonical"}, default="auto"
     random_state : None, int, Generator or RandomState, default=None
         Choice of the Nystrom landmarks.
@@ -186,6 +246,8 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         ``n`` of the ridge scaling.
     problems_ : list
         Per problem: the eigenvalues, projected residuals and the projector of new points.
+    n_components_ : ndarray of int
+        Per problem, the rank of the eigenbasis used (``n`` for the exact decomposition).
 
     Examples
     --------
@@ -220,7 +282,8 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
             raise ValueError(f"gamma={self.gamma!r} is out of range: the length scale "
                              f"1 / sqrt(2 gamma) must be a positive finite number.")
         check_option(self.method, "method", _METHODS)
-        check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
+        if not (isinstance(self.n_components, str) and self.n_components == "auto"):
+            check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
         check_random_state_param(self.random_state)
         if not (isinstance(self.kernel, (GaussianKernel, ExponentialKernel))
                 or (isinstance(self.kernel, str) and self.kernel == "rbf")):
@@ -236,6 +299,7 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         rng = check_rng(self.random_state)
         kernel = self._kernel()
         self.problems_ = [_spectral(kernel, Q, R, self.n_components, rng) for Q, R in problems]
+        self.n_components_ = np.array([st.lam.size for st in self.problems_])
         self._coefs = None
 
     # -- the ridge-dependent part -----------------------------------------------------------
@@ -351,7 +415,8 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
         """
         new = clone(self).set_params(**params)
         new._check_params()
-        for attr in ("classes_", "mode_", "n_features_in_", "n_train_", "problems_"):
+        for attr in ("classes_", "mode_", "n_features_in_", "n_train_", "problems_",
+                     "n_components_"):
             setattr(new, attr, getattr(self, attr))
         return new
 

@@ -176,7 +176,7 @@ def test_default_candidates_search_the_width():
         assert ("binning" in cands) == (mode != "canonical")
         for method in ("kronecker", "two_step"):
             est, grid = cands[method]
-            assert est.method == method and est.n_components is None
+            assert est.method == method and est.n_components == "auto"  # the automatic low rank
             assert grid["gamma"] == [0.5, 2.0, 8.0, 32.0] == list(DEFAULT_GAMMAS)
             assert grid["alpha"] == default_ridge_grids(1600)[method]["alpha"]
     r = default_ridge_grids(1600)
