@@ -217,6 +217,8 @@ def fit_one(cell, n, seed, candidates="default", deadline=None):
             "reported": getattr(cv, "estimate_", "plugin"),
             "family": cv.best_family_,
             "params": {k: _jsonable(v) for k, v in cv.best_params_.items()},
+            "influence_se": {k: float(v) for k, v in
+                             getattr(cv, "influence_standard_errors_", {}).items()},
             "seconds": round(seconds, 3), "commit": _commit()}
 
 

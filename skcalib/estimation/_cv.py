@@ -15,7 +15,7 @@ from .._pairwise import _blas_single_thread
 from .._problems.modes import resolve_mode
 from ._base import problems_of
 from ._base import ESTIMATES, MODES, CalibrationEstimatorMixin, calibration_risk
-from ._debiased import fold_parts, summarise, wald_interval
+from ._debiased import fold_parts, summarise, terms_of, wald_interval
 from ._binning import BinnedCalibrationEstimator
 from ._grids import paper_grids
 from ._kde import KDECalibrationEstimator
@@ -25,8 +25,11 @@ from ._kernel_ridge import KernelRidgeCalibrationEstimator
 #: Training folds smaller than this run with one BLAS thread: their matrix products and
 #: eigendecompositions are too small for threads to pay (measured on a loaded 2-core machine,
 #: load 4.5: the default search at n = 300, canonical, 0.33 s with one thread against 1.0-7.3 s
-#: with two). Larger folds keep the default threads for their O(n^3) eigendecompositions.
-_THREADED_BLAS_MIN = 1000
+#: with two). At n = 2000 (training folds of 1280) the default canonical search took 2.7 times
+#: the paper grids' time with threaded BLAS under load (its widths 8 and 32 need exact
+#: eigendecompositions whose threads compete for the cores) and 1.36 times with one thread
+#: (issue 24). Larger folds keep the default threads for their O(n^3) eigendecompositions.
+_THREADED_BLAS_MIN = 3000
 
 
 class GridBoundaryWarning(UserWarning):
@@ -380,8 +383,12 @@ class CalibrationErrorCV(BaseEstimator):
         data: see ``total_standard_error_``.
     total_standard_error_ : float
         The error bar for comparing the estimate with a truth (:meth:`confidence_interval`).
-        Debiased estimates: the sd of the per-sample one-step terms over ``sqrt(n_samples)``.
-        Plug-in: the sampling standard error and
+        Debiased estimates: the influence-value standard error (the sd of the per-sample
+        one-step terms over ``sqrt(n_samples)``, ``influence_standard_errors_``) and, added in
+        quadrature, the variance of the fold models and of their selection beyond their
+        sampling error (the spread of the fold means in excess of it, corrected for the
+        overlap of the training sets as for the plug-in). Plug-in: the sampling standard error
+        and
         the variance of the fold ensemble over tuning samples, estimated from the fold models'
         spread corrected for the overlap ``fold_overlap_`` of their training sets (their
         correlation is taken to be that overlap). On the simulations of
@@ -404,6 +411,9 @@ class CalibrationErrorCV(BaseEstimator):
         The selected candidate with its parameters, ``mode`` and ``labels`` (unfitted: the
         estimate comes from its fold models; fit it to use it on new data). Plug-in: least
         mean risk; debiased estimates: least mean residual risk.
+    influence_standard_errors_ : dict
+        ``{"one_step": se, "product": se}``: the influence-value part of the debiased
+        estimates' standard errors alone.
     fold_selection_ : ndarray of shape (n_folds,)
         Debiased estimates: the index (in ``cv_results_``) of the candidate that scores each
         fold, the one of least residual risk on the other folds.
@@ -630,10 +640,15 @@ class CalibrationErrorCV(BaseEstimator):
             folds.append(val)
             chosen.append(c)
         self.fold_selection_ = np.array(chosen)
+        tune_parts = parts
         parts = tuple(np.concatenate([a, b]) for a, b in zip(parts, test_parts))
         self.estimates_ = {"plugin": (self.calibration_error_, self.total_standard_error_)}
+        self.influence_standard_errors_ = {}
         for kind in ("one_step", "product"):
-            self.estimates_[kind] = summarise(parts, kind)
+            value, se = summarise(parts, kind)
+            self.influence_standard_errors_[kind] = se
+            model_var = _model_variance(terms_of(tune_parts, kind), folds, self.fold_overlap_)
+            self.estimates_[kind] = (value, float(np.sqrt(se ** 2 + model_var)))
         self.estimate_ = self.estimate
         if self.estimate == "plugin":
             self._select(expanded, plugin_best, mode)
@@ -642,7 +657,7 @@ class CalibrationErrorCV(BaseEstimator):
             value, se = self.estimates_[self.estimate]
             self.calibration_error_ = value
             self.standard_error_ = self.sampling_standard_error_ = self.total_standard_error_ = se
-            terms = 2.0 * parts[1] - parts[2] if self.estimate == "one_step" else parts[1]
+            terms = terms_of(parts, self.estimate)
             self.fold_estimates_ = np.array([terms[val].mean() for val in folds])
 
     def confidence_interval(self, confidence_level=0.95):
@@ -718,6 +733,22 @@ class CalibrationErrorCV(BaseEstimator):
             _bias_note(self.estimate_, self.estimates_),
         ]
         return "\n".join(lines)
+
+
+def _model_variance(terms, folds, rho):
+    """The variance the influence values miss: that of the fold models and their selection.
+
+    Each tuning fold is scored by its own model (and possibly its own candidate), so the fold
+    means vary by more than their sampling error; the excess ``s_b^2`` (the variance of the
+    fold means minus their mean sampling variance, at least 0) is scaled as the plug-in's model
+    variance is, the fold models' correlation taken as the overlap ``rho`` of their training
+    sets: ``s_b^2 (rho + (1 - rho) / K) / (1 - rho)``.
+    """
+    K = len(folds)
+    means = np.array([terms[f].mean() for f in folds])
+    sampling = np.mean([terms[f].var(ddof=1) / f.size for f in folds])
+    excess = max(0.0, float(means.var(ddof=1)) - float(sampling))
+    return excess * (rho + (1.0 - rho) / K) / (1.0 - rho) if rho < 1 else np.inf
 
 
 def _bias_note(estimate, estimates):
