@@ -79,12 +79,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_foundation import environment_line, print_summary, profile_call, SpeedupReport, timed, verdict  # noqa: E402
 from bench_regression import interleaved_times  # noqa: E402
 
-from sklearn.base import clone  # noqa: E402
 
 from skcalib.datasets import make_dirichlet_calibration  # noqa: E402
 from skcalib.estimation import (CalibrationErrorCV, KernelRidgeCalibrationEstimator,  # noqa: E402
-                                paper_grids)
-from skcalib.estimation._base import problems_of  # noqa: E402
+                                cross_fit_calibration_error, paper_grids)
 
 SEED = 20261123
 N_EXACT, N_BIG, C = 4_000, 10_000, 10
@@ -592,17 +590,10 @@ def cross_fit_one_step(cv, P, y):
     """The cross-fitted one-step estimate ``mean(2 g(Q).R - sq)`` of ``cv``'s best kernel-ridge
     candidate on the tuning rows (each scored by the fold model not trained on it) and its
     standard error."""
-    model = best_kernel_ridge(cv)
-    Pt, yt = P[cv.tune_indices_], y[cv.tune_indices_]
-    yi = np.searchsorted(cv.classes_, yt)
-    terms = np.zeros(len(yt))
-    for train, val in KFold(cv.n_splits_, shuffle=True, random_state=0).split(Pt):
-        est = clone(model).fit(Pt[train], yt[train])
-        inputs = est._problem_inputs(Pt[val])
-        for k, (_, R) in enumerate(problems_of(Pt[val], yi[val], cv.classes_, cv.mode_)):
-            G, sq = est._residual_terms(k, inputs[k])
-            terms[val] += 2.0 * np.einsum("ij,ij->i", G, R) - sq
-    return terms.mean(), terms.std(ddof=1) / np.sqrt(terms.size)
+    res = cross_fit_calibration_error(best_kernel_ridge(cv), P[cv.tune_indices_],
+                                      y[cv.tune_indices_],
+                                      cv=KFold(cv.n_splits_, shuffle=True, random_state=0))
+    return res.estimate, res.standard_error
 
 
 def bench_default_vs_paper(rep, args):

@@ -12,12 +12,11 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
-from sklearn.base import clone
 from sklearn.model_selection import KFold
 
 from skcalib.datasets import make_dirichlet_calibration
-from skcalib.estimation import CalibrationErrorCV, KernelRidgeCalibrationEstimator, calibration_risk
-from skcalib.estimation._base import problems_of
+from skcalib.estimation import (CalibrationErrorCV, KernelRidgeCalibrationEstimator,
+                                calibration_risk, cross_fit_calibration_error)
 from skcalib.estimation._cv import default_candidates
 from skcalib.estimation._kernel_ridge import _pivoted_cholesky
 
@@ -99,16 +98,9 @@ def cross_fit_one_step(cv, P, y, seed):
     model = KernelRidgeCalibrationEstimator(
         method=res["family"][i], n_components="auto" if cv.n_components is None else
         cv.n_components, mode=cv.mode_, labels=cv.classes_, **res["params"][i])
-    Pt, yt = P[cv.tune_indices_], y[cv.tune_indices_]
-    yi = np.searchsorted(cv.classes_, yt)
-    terms = np.zeros(len(yt))
-    for train, val in KFold(cv.n_splits_, shuffle=True, random_state=seed).split(Pt):
-        est = clone(model).fit(Pt[train], yt[train])
-        inputs = est._problem_inputs(Pt[val])
-        for k, (_, R) in enumerate(problems_of(Pt[val], yi[val], cv.classes_, cv.mode_)):
-            G, sq = est._residual_terms(k, inputs[k])
-            terms[val] += 2.0 * np.einsum("ij,ij->i", G, R) - sq
-    return terms.mean(), terms.std(ddof=1) / np.sqrt(terms.size)
+    res = cross_fit_calibration_error(model, P[cv.tune_indices_], y[cv.tune_indices_],
+                                      cv=KFold(cv.n_splits_, shuffle=True, random_state=seed))
+    return res.estimate, res.standard_error
 
 
 @pytest.mark.parametrize("mode,seed", [("top_label", 0), ("canonical", 0), ("canonical", 3)])
