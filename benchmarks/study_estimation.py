@@ -510,6 +510,35 @@ def format_rst(rows, title=None):
     return "\n".join(out) + "\n"
 
 
+def format_compact_rst(rows):
+    """One row per (cell, n): the three estimators side by side, for docs/estimation.rst.
+
+    Per estimator the mean bias in reported SEs (``z``) and the coverage of the 95% interval;
+    for the one-step also RMSE over the mean reported SE (above 1: the error bars are too
+    short) and the verdict.
+    """
+    by = {}
+    for r in rows:
+        by.setdefault((r["cell"], r["n"]), {})[r["estimator"]] = r
+    head = ("cell", "n", "seeds", "truth", "one-step z", "one-step coverage", "RMSE / SE",
+            "one-step verdict", "product z", "product coverage", "plug-in z", "plug-in coverage")
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for i, h in enumerate(head):
+        out.append(("   * - " if i == 0 else "     - ") + h)
+    for (cell, n), est in by.items():
+        one, prod, plug = (est.get(k) for k in ("one_step", "product", "plugin"))
+        if one is None:
+            continue
+        vals = [f"``{cell}``", str(n), str(one["seeds"]), f"{one['truth']:.5f}",
+                f"{one['mean_z']:+.2f}", f"{one['coverage']:.2f}",
+                f"{one['rmse'] / one['mean_se']:.2f}", one["verdict"]]
+        for r in (prod, plug):
+            vals += ["--", "--"] if r is None else [f"{r['mean_z']:+.2f}", f"{r['coverage']:.2f}"]
+        for i, v in enumerate(vals):
+            out.append(("   * - " if i == 0 else "     - ") + v)
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[500, 1000, 2000, 4000])
@@ -524,6 +553,8 @@ def main(argv=None):
     parser.add_argument("--max-minutes", type=float, default=None,
                         help="start no new fit after this many minutes")
     parser.add_argument("--rst", type=Path, default=None, help="also write the table as rst here")
+    parser.add_argument("--rst-compact", type=Path, default=None,
+                        help="also write one row per (cell, n), the estimators side by side")
     parser.add_argument("--report-only", action="store_true", help="no fits: the cache's table")
     args = parser.parse_args(argv)
     cells = select_cells(args.cells)
@@ -553,6 +584,10 @@ def main(argv=None):
         args.rst.parent.mkdir(parents=True, exist_ok=True)
         args.rst.write_text(format_rst(rows))
         print(f"\nrst table written to {args.rst}")
+    if args.rst_compact is not None:
+        args.rst_compact.parent.mkdir(parents=True, exist_ok=True)
+        args.rst_compact.write_text(format_compact_rst(rows))
+        print(f"compact rst table written to {args.rst_compact}")
 
 
 if __name__ == "__main__":

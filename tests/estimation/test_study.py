@@ -139,6 +139,22 @@ def test_rst_renders(study):
     assert "binary_squared/binary" in html and "<table" in html
 
 
+def test_compact_rst_one_row_per_cell_and_size(study):
+    docutils_core = pytest.importorskip("docutils.core")
+    recs = [_record(c, n, s, {"one_step": (0.05 + 0.002 * (s - 1), 0.01),
+                              "plugin": (0.02, 0.01)})
+            for c in ("binary_squared/binary", "smoothstep/binary") for n in (500, 1000)
+            for s in range(3)]
+    text = study.format_compact_rst(study.table(recs))
+    html = docutils_core.publish_string(text, writer="html", settings_overrides={
+        "report_level": 2, "halt_level": 2}).decode()
+    assert html.count("<tr") == 1 + 4  # the header and one row per (cell, n)
+    # one-step: z = 0 on average, all covered, RMSE / SE = sqrt(2/3 * 0.002^2) / 0.01;
+    # product missing; plug-in z = -3, never covered
+    assert "+0.00" in text and "1.00" in text and "0.16" in text and "-3.00" in text
+    assert text.count("--") == 8
+
+
 # ------------------------------------------------------------------------------------------------
 # The runner: plan, cache, budget
 # ------------------------------------------------------------------------------------------------
