@@ -371,8 +371,8 @@ class CalibrationErrorCV(BaseEstimator):
         three estimates of this fit with their error bars (the plug-in's is its
         ``total_standard_error_``, which does not cover its bias).
     standard_error_ : float
-        Debiased estimates: the standard error from the per-sample influence values (the same
-        as ``sampling_standard_error_`` and ``total_standard_error_``). Plug-in: the standard
+        Debiased estimates: the same as ``total_standard_error_`` (and
+        ``sampling_standard_error_``). Plug-in: the standard
         error across the fold models' estimates on the test part (``ddof=1``, as the paper's
         error bars); it reflects the variation between fold models only.
     sampling_standard_error_ : float
@@ -387,9 +387,7 @@ class CalibrationErrorCV(BaseEstimator):
         one-step terms over ``sqrt(n_samples)``, ``influence_standard_errors_``) and, added in
         quadrature, the variance of the fold models and of their selection beyond their
         sampling error (the variance of the fold means in excess of it, over the number of
-        folds). Plug-in: the sampling standard error
-        and
-        the variance of the fold ensemble over tuning samples, estimated from the fold models'
+        folds). Plug-in: the sampling standard error and the variance of the fold ensemble over tuning samples, estimated from the fold models'
         spread corrected for the overlap ``fold_overlap_`` of their training sets (their
         correlation is taken to be that overlap). On the simulations of
         :mod:`skcalib.datasets` the standardised errors have sd close to 1 with it (about 2.7
