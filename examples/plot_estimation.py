@@ -195,7 +195,8 @@ print(f"TCE = sqrt(max(est, 0)) {np.sqrt(max(est, 0.0)):.4f}")
 # ``examples/plot_calibration_tests.py``).
 
 value, se = cv.estimates_["plugin"]
-plugin_folds = np.array([cv.cv_results_[f"split{k}_estimate"][cv.best_index_] for k in range(5)])
+plugin_best = int(np.argmin(cv.cv_results_["mean_risk"]))  # the plug-in's selection
+plugin_folds = np.array([cv.cv_results_[f"split{k}_estimate"][plugin_best] for k in range(5)])
 print(f"plug-in {value:.6f}: total SE {se:.6f} (it does not cover the plug-in's bias)")
 print(f"fold models' plug-in estimates {np.array2string(plugin_folds, precision=6)}")
 
@@ -246,11 +247,11 @@ print(f"{'mean confidence - accuracy':<36}" + "".join(
 
 
 def paired_differences(search):
-    """Mean and SE over folds of each candidate's risk minus the selected candidate's risk."""
+    """Mean and SE over folds of each candidate's risk minus the least risk's candidate's."""
     res = search.cv_results_
-    n_splits = sum(key.endswith("_risk") and key.startswith("split") for key in res)
+    n_splits = search.n_splits_
     risks = np.array([res[f"split{k}_risk"] for k in range(n_splits)])  # (folds, candidates)
-    diff = risks - risks[:, [search.best_index_]]
+    diff = risks - risks[:, [int(np.argmin(res["mean_risk"]))]]
     return diff.mean(axis=0), diff.std(axis=0, ddof=1) / np.sqrt(n_splits)
 
 
@@ -269,8 +270,8 @@ def print_best_of_each_family(search, title):
 print_best_of_each_family(cv, "top-label: best of each family")
 
 # %%
-# The plot shows, for every family, the mean paired risk difference to the selected candidate
-# over its grid, with the paired standard errors.
+# The plot shows, for every family, the mean paired risk difference to the candidate of least
+# risk over its grid, with the paired standard errors.
 
 r = cv.cv_results_
 diff_mean, diff_se = paired_differences(cv)
@@ -281,7 +282,7 @@ for ax, family in zip(axes, families):
     (name,) = r["params"][idx[0]]
     values = np.array([r["params"][i][name] for i in idx], dtype=float)
     ax.errorbar(values, diff_mean[idx], yerr=diff_se[idx], marker="o", capsize=3)
-    ax.axhline(0.0, color="grey", linestyle="--", label="selected candidate")
+    ax.axhline(0.0, color="grey", linestyle="--", label="least risk")
     ax.axhline(diff_mean[r["family"] == "zero"][0], color="C3", linestyle=":",
                label="h = 0")
     ax.set_xscale("log")
@@ -404,10 +405,11 @@ with warnings.catch_warnings(record=True) as caught:
     cv_cce.fit(P, y_eval)
 print_best_of_each_family(cv_cce, "canonical: best of each family")
 est_cce = cv_cce.calibration_error_
-print(f"selected: {cv_cce.best_family_} ({short(cv_cce.best_params_)}): squared CCE "
-      f"{est_cce:.6f} (fold SE {cv_cce.standard_error_:.2e}, sampling SE "
-      f"{cv_cce.sampling_standard_error_:.2e}), CCE = sqrt(max(est, 0)) "
-      f"{np.sqrt(max(est_cce, 0.0)):.4f}")
+low_cce, high_cce = cv_cce.confidence_interval()
+print(f"selected: {cv_cce.best_family_} ({short(cv_cce.best_params_)}): squared CCE, one-step "
+      f"{est_cce:.6f} (SE {cv_cce.total_standard_error_:.2e}, 95% interval [{low_cce:.6f}, "
+      f"{high_cce:.6f}]; plug-in {cv_cce.estimates_['plugin'][0]:.6f}), "
+      f"CCE = sqrt(max(est, 0)) {np.sqrt(max(est_cce, 0.0)):.4f}")
 for w in caught:
     print(f"{w.category.__name__}: {w.message}")
 
