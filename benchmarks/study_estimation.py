@@ -82,9 +82,14 @@ Z_95 = 1.959963984540054
 
 #: (cell, n) where the docs state that the default estimator meets both criteria; the slow test
 #: (tests/estimation/test_study.py) re-runs the study and checks each of them. Keep it in step
-#: with the table of docs/estimation.rst. For now: the one-step's OK cells of the first run
-#: (n = 500, 33 seeds, commit d525dc7; the cache in benchmarks/results/).
-DOCUMENTED_OK = (("dirichlet/top_label", 500), ("binary_squared/binary", 500))
+#: with the table of docs/estimation.rst: the one-step's OK cells at n = 500 and 1000, 50 seeds
+#: (the cache in benchmarks/results/).
+DOCUMENTED_OK = (("dirichlet/canonical", 500), ("dirichlet/canonical", 1000),
+                 ("dirichlet/top_label", 500), ("dirichlet/top_label", 1000),
+                 ("dirichlet/classwise", 500), ("dirichlet/classwise", 1000),
+                 ("binary_squared/binary", 1000),
+                 ("shrinkage10/top_label", 500), ("shrinkage10/top_label", 1000),
+                 ("shrinkage10/classwise", 500))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -754,9 +754,14 @@ def _model_variance(terms, folds):
 #: errors, coverage of the 95% interval at least 0.90), by notion: :meth:`summary` says so.
 STUDY_SHORTFALLS = {
     "canonical": "on the 10-class shrinkage simulation (nine-dimensional inputs, which no "
-                 "candidate smooths well at these sizes) it was biased low (TODO)",
-    "binary": "on the smoothstep simulation (truth 0.005) its interval covered the truth "
-              "TODO",
+                 "candidate smooths well at these sizes) it was biased low, by 3.0 and 2.0 "
+                 "standard errors on average at n = 500 and 1000, and its interval covered the "
+                 "truth in 52% and 66% of the data sets",
+    "binary": "its interval covered the truth in 86% of the data sets on the smoothstep "
+              "simulation (truth 0.005, n = 500 and 1000) and on the binary squared one at "
+              "n = 500, with a mean bias within 0.6 standard errors",
+    "classwise": "its interval covered the truth in 88% of the data sets on the 10-class "
+                 "shrinkage simulation at n = 1000, with a mean bias of 0.3 standard errors",
 }
 
 
