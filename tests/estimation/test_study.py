@@ -151,8 +151,8 @@ def test_compact_rst_one_row_per_cell_and_size(study):
     assert html.count("<tr") == 1 + 4  # the header and one row per (cell, n)
     # one-step: z = 0 on average, all covered, RMSE / SE = sqrt(2/3 * 0.002^2) / 0.01;
     # product missing; plug-in z = -3, never covered
-    assert "+0.00" in text and "1.00" in text and "0.16" in text and "-3.00" in text
-    assert text.count("--") == 8
+    assert "+0.00, 1.00" in text and "0.16" in text and "-3.00, 0.00" in text
+    assert text.count("--") == 4
 
 
 # ------------------------------------------------------------------------------------------------
