@@ -520,13 +520,13 @@ def format_compact_rst(rows):
 
     Per estimator ``z, coverage``: the mean bias in reported SEs and the coverage of the 95%
     interval; for the one-step also RMSE over the mean reported SE (above 1: the error bars are
-    too short) and the verdict. Few, narrow columns: the table must fit the page's content area
+    too short) and the verdict; ``n`` with the number of data sets in parentheses. Few, narrow columns: the table must fit the page's content area
     (docs/check_build.py).
     """
     by = {}
     for r in rows:
         by.setdefault((r["cell"], r["n"]), {})[r["estimator"]] = r
-    head = ("cell", "n", "seeds", "one-step", "RMSE / SE", "product", "plug-in", "one-step verdict")
+    head = ("cell", "n", "one-step", "RMSE / SE", "product", "plug-in", "verdict")
     out = [".. list-table::", "   :header-rows: 1", ""]
     for i, h in enumerate(head):
         out.append(("   * - " if i == 0 else "     - ") + h)
@@ -541,7 +541,8 @@ def format_compact_rst(rows):
         one, prod, plug = (est.get(k) for k in ("one_step", "product", "plugin"))
         if one is None:
             continue
-        vals = [cell, str(n), str(one["seeds"]), pair(one),
+        # the simulation and the notion as two words, so that the cell can break
+        vals = [cell.replace("/", " "), f"{n} ({one['seeds']})", pair(one),
                 f"{one['rmse'] / one['mean_se']:.2f}", pair(prod), pair(plug), one["verdict"]]
         for i, v in enumerate(vals):
             out.append(("   * - " if i == 0 else "     - ") + v)
