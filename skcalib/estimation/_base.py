@@ -35,6 +35,15 @@ MODES = ("auto", "binary", "top_label", "classwise", "canonical")
 #: mean of ``h(p, p)`` and the two debiased ones that also read the labels (docs/estimation.rst).
 ESTIMATES = ("plugin", "one_step", "product")
 
+
+def terms_of(parts, estimate):
+    """The per-sample terms of ``estimate`` from ``(plugin, gR, sq)``: ``h(p, p)``,
+    ``2 g_hat . r - sq`` or ``g_hat . r`` (``plugin`` may be None for the debiased ones)."""
+    plugin, gR, sq = parts
+    if estimate == "plugin":
+        return plugin
+    return gR if estimate == "product" else 2.0 * gR - sq
+
 #: Rows per tile of the chunked risk: tiles of ``_RISK_TILE`` x n_samples pair entries.
 _RISK_TILE = 256
 
@@ -274,8 +283,7 @@ class _CalibrationEstimatorBase(CalibrationEstimatorMixin, TransformerMixin, Bas
         check_option(estimate, "estimate", ESTIMATES)
         if estimate == "plugin":
             return self._diagonal(X)
-        gR, sq = self._labelled_parts(X, y, estimate)
-        return gR if estimate == "product" else 2.0 * gR - sq
+        return terms_of((None, *self._labelled_parts(X, y, estimate)), estimate)
 
     def _labelled_parts(self, X, y, estimate):
         check_is_fitted(self)

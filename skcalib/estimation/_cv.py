@@ -1,12 +1,11 @@
 """The train / validate / test pipeline of Gruber & Bach (Sec. 3.2) as one estimator."""
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import KFold, ParameterGrid, check_cv, train_test_split
+from sklearn.model_selection import ParameterGrid, train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (check_labels_and_probabilities, check_n_jobs, check_option,
@@ -14,8 +13,9 @@ from .._validation import (check_labels_and_probabilities, check_n_jobs, check_o
 from .._pairwise import _blas_single_thread
 from .._problems.modes import resolve_mode
 from ._base import problems_of
-from ._base import ESTIMATES, MODES, CalibrationEstimatorMixin, calibration_risk
-from ._debiased import fold_parts, summarise, terms_of, wald_interval
+from ._base import ESTIMATES, MODES, CalibrationEstimatorMixin, calibration_risk, terms_of
+from ._debiased import fold_parts, summarise, wald_interval
+from ._folds import check_cv_param, seed_of, splitter
 from ._binning import BinnedCalibrationEstimator
 from ._grids import paper_grids
 from ._kde import KDECalibrationEstimator
@@ -162,28 +162,6 @@ def _normalise_candidates(candidates):
     if not out:
         raise ValueError("estimators_and_grids is empty.")
     return out
-
-
-def _seed(random_state):
-    """One integer seed (or None) for the split, the folds and the candidates' landmarks.
-
-    A ``Generator`` or ``RandomState`` gives one draw, so that every part of one ``fit`` uses the
-    same seed, whatever ``n_jobs``.
-    """
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2 ** 32))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    return random_state
-
-
-def _check_cv_param(cv):
-    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
-        check_scalar_param(cv, "cv", min_val=2)
-    elif isinstance(cv, (bool, np.bool_, str, bytes, dict, float)) or cv is None or not (
-            hasattr(cv, "split") or hasattr(cv, "__iter__")):
-        raise TypeError(f"cv must be an int >= 2, a cross-validation splitter or an iterable of "
-                        f"(train, test) splits; got {cv!r}.")
 
 
 def _expand(candidates, seed):
@@ -475,8 +453,8 @@ class CalibrationErrorCV(BaseEstimator):
             raise ValueError(f"test_size must be < 1; got {self.test_size!r}.")
         check_scalar_param(self.n_components, "n_components", min_val=1, allow_none=True)
         check_n_jobs(self.n_jobs)
-        seed = _seed(check_random_state_param(self.random_state))
-        _check_cv_param(self.cv)
+        seed = seed_of(check_random_state_param(self.random_state))
+        check_cv_param(self.cv)
         grids = None
         if self.estimators_and_grids is None or isinstance(self.estimators_and_grids, str):
             grids = "default" if self.estimators_and_grids is None else check_option(
@@ -489,9 +467,7 @@ class CalibrationErrorCV(BaseEstimator):
         mode = resolve_mode(self.mode, classes.size)
         idx_tune, idx_test = train_test_split(np.arange(data.n_samples), test_size=self.test_size,
                                               random_state=seed)
-        cv = (KFold(self.cv, shuffle=True, random_state=seed)
-              if isinstance(self.cv, Integral) and not isinstance(self.cv, (bool, np.bool_))
-              else check_cv(self.cv))
+        cv = splitter(self.cv, seed)
         if len(idx_test) < 2:
             raise ValueError(f"test_size={self.test_size!r} leaves {len(idx_test)} test sample(s) "
                              f"of {data.n_samples}; at least 2 are needed (the sampling standard "
@@ -594,15 +570,19 @@ class CalibrationErrorCV(BaseEstimator):
         self.total_standard_error_ = float(np.sqrt(self.sampling_standard_error_ ** 2
                                                    + model_var))
 
+    def _candidate(self, expanded, index, mode, labels):
+        """Candidate ``index`` of ``cv_results_`` as an unfitted estimator."""
+        res = self.cv_results_
+        est = dict((name, e) for name, e, _ in expanded)[res["family"][index]]
+        return clone(est).set_params(**res["params"][index], mode=mode, labels=labels)
+
     def _select(self, expanded, best, mode):
         """``best_index_``, ``best_family_``, ``best_params_``, ``best_estimator_``."""
         res = self.cv_results_
         self.best_index_ = best
         self.best_family_ = res["family"][best]
         self.best_params_ = dict(res["params"][best])
-        est = dict((name, e) for name, e, _ in expanded)[self.best_family_]
-        self.best_estimator_ = clone(est).set_params(**self.best_params_, mode=mode,
-                                                     labels=self.labels)
+        self.best_estimator_ = self._candidate(expanded, best, mode, self.labels)
 
     def _debiased_estimates(self, expanded, Ptune, ytune, Ptest, ytest, classes, splits, mode):
         """Cross-fitted debiased estimates: ``estimates_`` and the reported estimate.
@@ -628,9 +608,7 @@ class CalibrationErrorCV(BaseEstimator):
         for k, (train, val) in enumerate(splits):
             others = np.delete(resid, k, axis=0).mean(axis=0)
             c = int(np.argmin(others))
-            self._select(expanded, c, mode)
-            model = clone(self.best_estimator_).set_params(labels=classes).fit(Ptune[train],
-                                                                               ytune[train])
+            model = self._candidate(expanded, c, mode, classes).fit(Ptune[train], ytune[train])
             for whole, piece in zip(parts, fold_parts(model, Ptune[val], ytune[val])):
                 whole[val] = piece
             for whole, piece in zip(test_parts, fold_parts(model, Ptest, ytest)):
@@ -778,9 +756,9 @@ def _bias_note(estimate, estimates, mode=None):
         return ("Bias: the plug-in is biased -- downwards when the estimation function is "
                 "regularised (a large ridge or bandwidth, few bins) -- and its standard errors "
                 f"do not cover that bias; the debiased estimates of this fit: {others}.")
-    note = (f"Bias: second order for the one-step, first order in the smoothing bias for the "
-            f"product. In the simulation study of the user guide (docs/estimation.rst) the "
-            f"one-step's interval covered the truth at least 90% of the time")
+    note = ("Bias: second order for the one-step, first order in the smoothing bias for the "
+            "product. In the simulation study of the user guide (docs/estimation.rst) the "
+            "one-step's interval covered the truth at least 90% of the time")
     short = STUDY_SHORTFALLS.get(mode)
     note += f" except: {short}." if short and estimate == "one_step" else "."
     return note + f" Other estimates of this fit: {others}."

@@ -15,18 +15,16 @@ standard error of the per-sample one-step terms.
 """
 
 import math
-from numbers import Integral
-
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import stats as sps
 from sklearn.base import clone
-from sklearn.model_selection import KFold, check_cv
 
 from .._validation import (check_confidence_level, check_labels_and_probabilities, check_n_jobs,
                            check_option, check_random_state_param)
 from ..stats import ConfidenceInterval
-from ._base import ESTIMATES, CalibrationEstimatorMixin
+from ._base import ESTIMATES, CalibrationEstimatorMixin, terms_of
+from ._folds import check_cv_param, seed_of, splitter
 
 __all__ = ["CalibrationErrorResult", "cross_fit_calibration_error"]
 
@@ -113,12 +111,6 @@ def fold_parts(model, P, y_idx):
     return plugin, gR, sq
 
 
-def terms_of(parts, method):
-    """The per-sample terms of ``method`` from ``(plugin, gR, sq)``."""
-    plugin, gR, sq = parts
-    return {"plugin": plugin, "product": gR, "one_step": 2.0 * gR - sq}[method]
-
-
 def summarise(parts, method):
     """``(estimate, standard_error)`` of ``method`` from per-sample ``(plugin, gR, sq)``.
 
@@ -184,16 +176,11 @@ def cross_fit_calibration_error(estimator, X, y, *, estimate="one_step", cv=5,
                         f"skcalib.estimation; got {type(estimator).__name__}.")
     check_option(estimate, "estimate", ESTIMATES)
     check_n_jobs(n_jobs)
-    random_state = check_random_state_param(random_state)
+    seed = seed_of(check_random_state_param(random_state))
+    check_cv_param(cv)
     data = check_labels_and_probabilities(y, X, labels=estimator.get_params().get("labels"),
                                           prob_name="X", label_name="y", min_samples=4)
-    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
-        if isinstance(random_state, np.random.Generator):
-            random_state = int(random_state.integers(2 ** 32))
-        splitter = KFold(cv, shuffle=True, random_state=random_state)
-    else:
-        splitter = check_cv(cv)
-    splits = list(splitter.split(data.probs, data.y))
+    splits = list(splitter(cv, seed).split(data.probs, data.y))
     seen = np.concatenate([test for _, test in splits])
     if seen.size != data.n_samples or np.unique(seen).size != data.n_samples:
         raise ValueError("cv must partition the samples: every sample in exactly one "
