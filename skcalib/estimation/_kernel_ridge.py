@@ -373,15 +373,14 @@ class KernelRidgeCalibrationEstimator(_CalibrationEstimatorBase):
     def _residual_terms(self, k, Bt):
         """``(G, sq)``: the estimated residual at the rows of ``Bt`` and its leave-own-pair-out
         square (the debiased-estimate hook; see the module notes)."""
-        check_scalar_param(self.alpha, "alpha", kind="real", min_val=0, include_min=False)
-        st = self.problems_[k]
-        d = self._residual_filter(k)
-        G = Bt @ (d[:, None] * st.S)
-        DB = Bt * d
-        sq = np.einsum("ij,ij->i", G, G) - np.einsum("ij,ij->i", DB @ st.residual_gram(), DB)
+        G = self._residual_estimate(k, Bt)
+        DB = Bt * self._residual_filter(k)
+        M = self.problems_[k].residual_gram()
+        sq = np.einsum("ij,ij->i", G, G) - np.einsum("ij,ij->i", DB @ M, DB)
         return G, sq
 
     def _residual_estimate(self, k, Bt):
+        """``g_hat`` alone: ``B^T diag(d) S`` (see the module notes)."""
         check_scalar_param(self.alpha, "alpha", kind="real", min_val=0, include_min=False)
         return Bt @ (self._residual_filter(k)[:, None] * self.problems_[k].S)
 
